@@ -1,0 +1,250 @@
+"""Flexible constrained spectral clustering (Wang & Davidson, KDD 2010)."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg as sl
+import scipy.sparse as sp
+import scipy.sparse.linalg as sla
+
+from ..errors import ConvergenceError, ParameterError
+from ..params import MethodSpec, ParamSpec
+from ..spectral import DENSE_BELOW, SpectralResult, check_connected, fix_signs, kmeans_labels
+
+PARAMS = (
+    ParamSpec("beta", float, None,
+              "Threshold beta of eq. 15, a lower bound on constraint satisfaction u^T Q u; "
+              "empty = eq. 17, lambda_max vol (0.5 + 0.4 #constraints / N^2); must be "
+              "below lambda_max(Q_bar) vol (sec. 3.3).",
+              low=None, high=None),
+)
+
+
+def constraint_matrix(nc, n_segments_hint: int | None = None) -> sp.csr_matrix:
+    """``Q`` of Wang & Davidson sec. 3.1 / eq. 16 from links and labelled blocks.
+
+    Each link adds ``w (e_i + s e_j)(e_i + s e_j)^T`` (``s = +1`` must-link, ``-1``
+    cannot-link), so ``Q_ij = +-w`` and ``Q_ii`` counts the links at ``i``; blocks add
+    ``X X^T`` (eq. 16) with ``X`` the centred one-hot label matrix scaled so that
+    ``Q_ij = 1`` for equal and ``-1/(L-1)`` for different labels (``L`` labels, at least 2);
+    for two labels this is the paper's ``+-1`` column. ``Q`` is positive semi-definite.
+    """
+    n = nc.n_nodes
+    rows, cols, vals = [], [], []
+    for idx, pairs, w, s in ((nc.link_must, nc.must, nc.must_w, 1.0),
+                             (nc.link_cannot, nc.cannot, nc.cannot_w, -1.0)):
+        for (i, j), wt in zip(pairs[idx], w[idx]):
+            rows += [i, j, i, j]
+            cols += [i, j, j, i]
+            vals += [wt, wt, s * wt, s * wt]
+    Q = sp.coo_matrix((vals, (rows, cols)), shape=(n, n)).tocsr()
+    lab = nc.labels
+    if lab.size and lab.max() >= 0:
+        L = max(2, int(lab.max()) + 1)
+        idx = np.flatnonzero(lab >= 0)
+        X = np.full((len(idx), L), -1.0 / L)
+        X[np.arange(len(idx)), lab[idx]] += 1.0
+        X *= np.sqrt(L / (L - 1.0))
+        B = X @ X.T
+        r, c = np.meshgrid(idx, idx, indexing="ij")
+        Q = Q + sp.coo_matrix((B.ravel(), (r.ravel(), c.ravel())), shape=(n, n)).tocsr()
+    return Q.tocsr()
+
+
+def default_beta(lam_max: float, vol: float, n_constraints: int, n: int) -> float:
+    """Eq. 17: ``beta = lambda_max vol (0.5 + 0.4 #constraints / N^2)``."""
+    return lam_max * vol * (0.5 + 0.4 * n_constraints / float(n) ** 2)
+
+
+def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int):
+    """Algorithm 1: feasible generalised eigenvectors of eq. 15, cheapest first.
+
+    Parameters
+    ----------
+    A : ndarray, shape (n, n)
+        Affinity (non-negative, symmetric).
+    Q : sparse matrix, shape (n, n), or None
+        Constraint matrix; ``None`` means the unconstrained special case ``Q_bar = I``
+        (sec. 3.1).
+    beta : float or None
+        ``None``: eq. 17.
+    n_vectors : int
+        How many vectors to return (feasible first).
+
+    Returns
+    -------
+    dict with ``u`` (n, k) relaxed indicators ``D^-1/2 v`` (feasible first, by cost),
+    ``cost`` (k,) ``v^T L_bar v / vol``, ``lam`` (k,) generalised eigenvalues, ``alpha`` (k,)
+    ``v^T Q_bar v``, ``n_feasible``, ``beta``, ``lambda_max``, ``vol``.
+
+    Notes
+    -----
+    Eq. 15, ``L_bar v = lambda (Q_bar - beta/vol I) v``, has an indefinite right-hand
+    matrix ``B``. With ``z = D^1/2 1 / sqrt(vol)`` the null vector of ``L_bar``, every
+    eigenvector with ``lambda != 0`` satisfies ``z^T B v = 0``. Writing ``v = a z + w``,
+    ``w ⟂ z``, gives ``a = -z^T B w / z^T B z`` and the definite pencil
+    ``B_s w = mu (L_bar + z z^T) w``, ``B_s = P B P - P B z z^T B P / (z^T B z)``,
+    ``mu = 1 / lambda``: an exact reformulation (no approximation) that ARPACK solves with a
+    Cholesky factor of ``L_bar + z z^T``. Feasible = ``lambda > 0`` (Algorithm 1 line 9);
+    each is scaled to ``v^T v = vol`` (eq. 11) and they are ranked by cost ``v^T L_bar v``
+    (line 10).
+    """
+    n = A.shape[0]
+    d = A.sum(1)
+    if np.any(d <= 0):
+        raise ConvergenceError("csp: a node has zero degree, so D^-1/2 in Algorithm 1 is undefined; "
+                               "increase sigma_position or sigma_intensity")
+    vol = float(d.sum())
+    isq = 1.0 / np.sqrt(d)
+    Lbar = -(A * isq[:, None] * isq[None, :])
+    Lbar[np.diag_indices(n)] += 1.0
+    Lbar = (Lbar + Lbar.T) / 2.0
+    if Q is None:
+        Qbar = sp.identity(n, format="csr")
+        lam_max, n_constraints, eig_T = 1.0, n, np.ones(n)
+    else:
+        Dm = sp.diags(isq)
+        Qbar = (Dm @ Q @ Dm).tocsr()
+        T = np.unique(Qbar.nonzero()[0])
+        if len(T) == 0:
+            raise ParameterError("csp: the constraint matrix Q is empty")
+        eig_T = np.linalg.eigvalsh(Qbar[T][:, T].toarray())
+        lam_max = float(eig_T[-1])
+        n_constraints = int(Q.nnz)
+    if lam_max <= 0:
+        raise ParameterError("csp: the constraint matrix has no positive eigenvalue, so no beta "
+                             "gives a feasible solution (sec. 3.3)")
+    if beta is None:
+        beta = default_beta(lam_max, vol, n_constraints, n)
+    if beta >= lam_max * vol:
+        raise ParameterError(
+            f"csp: beta = {beta:.6g} must be below lambda_max(Q_bar) * vol = {lam_max:.6g} * "
+            f"{vol:.6g} = {lam_max * vol:.6g}; no feasible solution exists otherwise (Algorithm 1, "
+            "line 4). Leave beta empty to use eq. 17."
+        )
+    c = beta / vol
+    z = np.sqrt(d) / np.sqrt(vol)
+
+    def Bmul(x):
+        return Qbar @ x - c * x
+
+    Bz = Bmul(z)
+    zBz = float(z @ Bz)
+    if abs(zBz) < 1e-12 * max(1.0, np.abs(Bz).max()):
+        raise ConvergenceError("csp: degenerate constraint matrix (z^T B z = 0); change beta slightly")
+    Pbz = Bz - z * zBz  # P B z
+
+    def Bs(x):
+        x = np.asarray(x).reshape(n, -1)
+        px = x - z[:, None] * (z @ x)
+        y = Qbar @ px - c * px
+        y = y - z[:, None] * (z @ y)
+        return y - Pbz[:, None] * ((Pbz @ x) / zBz)
+
+    Mmat = Lbar + np.outer(z, z)
+    n_pos = int(np.sum(eig_T > c)) if Q is not None else n - 1
+    k = int(min(n - 1, max(n_vectors, min(n_pos, 40))))
+    if n <= DENSE_BELOW:
+        Bd = Bs(np.eye(n))
+        mu, W = sl.eigh((Bd + Bd.T) / 2.0, Mmat)
+        order = np.argsort(-mu)[:k]
+        mu, W = mu[order], W[:, order]
+    else:
+        try:
+            cho = sl.cho_factor(Mmat)
+        except sl.LinAlgError:
+            raise ConvergenceError("csp: the Laplacian is singular beyond its trivial vector "
+                                   "(disconnected graph); increase sigma_position") from None
+        op = sla.LinearOperator((n, n), matvec=lambda x: Bs(x).ravel(), dtype=float)
+        Minv = sla.LinearOperator((n, n), matvec=lambda x: sl.cho_solve(cho, x), dtype=float)
+        try:
+            mu, W = sla.eigsh(op, k=k, M=Mmat, Minv=Minv, which="LA", v0=np.ones(n) - z * z.sum(),
+                              tol=1e-9, maxiter=50 * n)
+        except sla.ArpackNoConvergence as e:
+            raise ConvergenceError(f"csp: the generalised eigensolver did not converge ({e})") from None
+        order = np.argsort(-mu)
+        mu, W = mu[order], W[:, order]
+    a = -(W.T @ Bz) / zBz
+    V = W + np.outer(z, a)
+    V *= np.sqrt(vol) / np.linalg.norm(V, axis=0)
+    cost = np.einsum("ij,ij->j", V, Lbar @ V)
+    alpha = np.einsum("ij,ij->j", V, Qbar @ V)
+    tol = 1e-10 * max(1.0, float(np.abs(mu).max()))
+    feasible = mu > tol
+    lam = np.where(np.abs(mu) > tol, 1.0 / np.where(mu == 0, 1.0, mu), np.inf)
+    order = np.concatenate([np.flatnonzero(feasible)[np.argsort(cost[feasible], kind="stable")],
+                            np.flatnonzero(~feasible)])[:max(n_vectors, 1)]
+    U = fix_signs(V[:, order] * isq[:, None])
+    return {"u": U, "cost": cost[order] / vol, "lam": lam[order], "alpha": alpha[order],
+            "n_feasible": int(feasible.sum()), "beta": float(beta), "lambda_max": lam_max,
+            "vol": vol}
+
+
+def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, beta=None) -> SpectralResult:
+    """Constrained spectral clustering by generalised eigendecomposition (CSP).
+
+    Parameters
+    ----------
+    K : ndarray, shape (n, n)
+        Affinity ``A``.
+    nc : NodeConstraints
+        Links (with degrees of belief) and block labels; block pairs are not used, the labels
+        enter through ``Q = X X^T`` (eq. 16).
+    n_clusters : int
+    rng : numpy.random.RandomState
+    features : ndarray, optional
+        Unused.
+    beta : float or None
+        Eq. 15's threshold; ``None`` resolves by eq. 17 (reported in ``info['beta']``).
+
+    Returns
+    -------
+    SpectralResult
+        ``embedding[:, 0]`` is the relaxed indicator ``u* = D^-1/2 v*``; the first
+        ``info['n_feasible']`` columns are feasible (``lambda > 0``), ordered by cut cost; any
+        further columns (shown so that at least 3 are displayed) are infeasible ones.
+        ``eigenvalues`` are the cut costs ``v^T L_bar v / vol`` (for ``Q_bar = I`` these are
+        the normalised Laplacian's eigenvalues).
+
+    Notes
+    -----
+    Problem 1 (eq. 3): ``min v^T L_bar v`` s.t. ``v^T Q_bar v >= alpha``, ``v^T v = vol``,
+    ``v != D^1/2 1``; with ``beta = -mu vol / lambda`` (eq. 14) the KKT conditions become
+    the generalised eigenproblem ``L_bar v = lambda (Q_bar - beta/vol I) v`` (eq. 15),
+    solved by Algorithm 1 (see :func:`solve_csp`). Two segments: the sign of ``u*``
+    (sec. 5.2). K segments: k-means on the top ``min(K, n_feasible)`` feasible vectors
+    (sec. 4). Without any constraint ``Q_bar = I`` (sec. 3.1), which is plain normalised
+    cut. Every feasible vector satisfies ``v^T Q_bar v > beta`` (sec. 3.2, tested).
+
+    References
+    ----------
+    X. Wang, I. Davidson, Flexible constrained spectral clustering, KDD 2010.
+    """
+    n_show = max(3, n_clusters)
+    Q = None if (nc.empty and nc.n_labels == 0) else constraint_matrix(nc)
+    if Q is not None and Q.nnz == 0:
+        Q = None
+    check_connected(K, "graph", stacklevel=4)
+    sol = solve_csp(K, Q, beta, n_show)
+    nf = sol["n_feasible"]
+    if nf == 0:
+        raise ConvergenceError("csp: no feasible eigenvector (all generalised eigenvalues are "
+                               "non-positive); lower beta")
+    U = sol["u"]
+    if n_clusters == 2:
+        labels = (U[:, 0] > 0).astype(np.int64)
+    else:
+        labels = kmeans_labels(U[:, :min(n_clusters, nf)], n_clusters, rng)
+    info = {k: sol[k] for k in ("beta", "lambda_max", "n_feasible", "vol")}
+    info["constraint_satisfaction"] = float(sol["alpha"][0])
+    return SpectralResult(labels, U, sol["cost"], None, info)
+
+
+SPEC = MethodSpec(
+    name="csp",
+    description="Constraints as a lower bound on u^T Q u; generalised eigenproblem "
+                "L_bar v = lambda (Q_bar - beta/vol I) v; degree-of-belief weights and blocks.",
+    reference="Wang & Davidson, KDD 2010",
+    params=PARAMS,
+    fit=fit,
+)

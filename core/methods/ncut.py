@@ -1,0 +1,49 @@
+"""Normalised cuts without constraints: the baseline every constrained method is read against."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..params import MethodSpec
+from ..spectral import SpectralResult, njw
+
+
+def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None) -> SpectralResult:
+    """Unconstrained spectral clustering; constraints are ignored.
+
+    Parameters
+    ----------
+    K : ndarray, shape (n, n)
+        Affinity.
+    nc : NodeConstraints
+        Ignored (kept so every method has the same signature).
+    n_clusters : int
+    rng : numpy.random.RandomState
+    features : ndarray, shape (n, d), optional
+        Unused.
+
+    Returns
+    -------
+    SpectralResult
+
+    Notes
+    -----
+    The top ``n_clusters`` eigenvectors of ``D^-1/2 K D^-1/2`` are row-normalised and
+    clustered with k-means (Ng, Jordan & Weiss 2001), the relaxation of the normalised cut
+    ``min u^T L u / u^T D u`` (Shi & Malik 2000, eq. 5).
+
+    References
+    ----------
+    J. Shi, J. Malik, Normalized cuts and image segmentation, IEEE TPAMI 22(8), 2000.
+    A. Ng, M. Jordan, Y. Weiss, On spectral clustering: analysis and an algorithm, NIPS 2001.
+    """
+    return njw(K, n_clusters, rng)
+
+
+SPEC = MethodSpec(
+    name="ncut",
+    description="Normalised cuts / NJW spectral clustering; constraints are ignored (baseline).",
+    reference="Shi & Malik, TPAMI 2000; Ng, Jordan & Weiss, NIPS 2001",
+    params=(),
+    fit=fit,
+)

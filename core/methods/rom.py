@@ -1,0 +1,128 @@
+"""Affinity graph by ranking on manifolds, with must-links (Xia et al., Neurocomputing 2009)."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg as sl
+from scipy.spatial.distance import pdist
+
+from ..node_constraints import components
+from ..params import MethodSpec, ParamSpec
+from ..spectral import SpectralResult, njw
+
+PARAMS = (
+    ParamSpec("alpha", float, None,
+              "alpha = 1/(1+mu) of eqs. 3-5; empty = 0.99 without must-links (sec. 4.1), "
+              "eq. 8 with them.",
+              low=0.0, high=1.0, low_open=True, high_open=True),
+)
+
+
+def closure_y(n: int, must: np.ndarray) -> np.ndarray:
+    """``Y`` of SRoM-MSC steps 1-2: 1 on the diagonal and for every pair of the transitive
+    closure of the must-links, 0 elsewhere."""
+    comp = components(n, must)
+    return (comp[:, None] == comp[None, :]).astype(np.float64)
+
+
+def alpha_eq8(features: np.ndarray, must: np.ndarray) -> float:
+    """Eq. 8: ``alpha = 1 / (1 + mean D_ij over must-links / mean D_ij over all pairs)``."""
+    dm = np.linalg.norm(features[must[:, 0]] - features[must[:, 1]], axis=1).mean()
+    dall = pdist(features).mean()
+    return 1.0 / (1.0 + dm / dall)
+
+
+def rom_affinity(W: np.ndarray, Y: np.ndarray, alpha: float) -> np.ndarray:
+    """RoM-AG, eq. 6: ``A* = (I - a S)^-1 Y + ((I - a S)^-1 Y)^T``, ``S = D^-1/2 W D^-1/2``.
+
+    ``W`` has a zero diagonal (sec. 3.3). ``I - a S`` is symmetric positive definite for
+    ``0 < a < 1`` (eigenvalues of ``S`` in [-1, 1]), so one Cholesky solve gives eq. 5.
+    """
+    W = W.copy()
+    np.fill_diagonal(W, 0.0)
+    d = np.maximum(W.sum(1), 1e-300)
+    isq = 1.0 / np.sqrt(d)
+    S = W * isq[:, None] * isq[None, :]
+    M = np.eye(len(W)) - alpha * (S + S.T) / 2.0
+    F = sl.cho_solve(sl.cho_factor(M), Y)
+    return F + F.T
+
+
+def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, alpha=None) -> SpectralResult:
+    """SRoM-MSC: RoM affinity graph from must-link closure, then Yu-Shi MSC.
+
+    Parameters
+    ----------
+    K : ndarray, shape (n, n)
+        Gaussian affinity; its off-diagonal part is ``W`` of eq. 1.
+    nc : NodeConstraints
+    n_clusters : int
+    rng : numpy.random.RandomState
+    features : ndarray, shape (n, d), optional
+        Scaled features, for eq. 8's Euclidean distances; without them distances are
+        ``sqrt(-2 log K)`` (the same for a unit Gaussian on scaled features).
+    alpha : float or None
+
+    Returns
+    -------
+    SpectralResult
+        ``affinity`` is ``A*`` of eq. 6 (cannot-linked entries zeroed, see Notes).
+
+    Notes
+    -----
+    ``Y = I`` without constraints and ``alpha = 0.99``; with must-links ``Y_ij = 1`` on their
+    transitive closure and ``alpha`` by eq. 8. MSC (sec. 2.1): the top K eigenvectors of
+    ``D^-1 A*`` discretised by Yu & Shi (2003).
+
+    The paper has no cannot-links ("hard to integrate ... in the framework of RoM",
+    sec. 5). We zero ``A*`` between the must-link components of each cannot-linked pair
+    (every node joined to one end by must-links, against every node joined to the other),
+    as spectral learning does for single pairs; without cannot-links the method is exactly
+    the paper's.
+
+    References
+    ----------
+    T. Xia, J. Cao, Y. Zhang, J. Li, On defining affinity graph for spectral clustering
+    through ranking on manifolds, Neurocomputing 72, 2009.
+    """
+    n = K.shape[0]
+    must = nc.must
+    if alpha is None:
+        if len(must):
+            f = features if features is not None else _pseudo_features(K)
+            alpha = alpha_eq8(f, must)
+        else:
+            alpha = 0.99
+    Y = closure_y(n, must) if len(must) else np.eye(n)
+    A = rom_affinity(K, Y, alpha)
+    if len(nc.cannot):
+        comp = components(n, must)
+        for i, j in nc.cannot:
+            a = comp == comp[i]
+            b = comp == comp[j]
+            A[np.ix_(a, b)] = 0.0
+            A[np.ix_(b, a)] = 0.0
+    res = njw(A, n_clusters, rng, what="RoM affinity graph", discretize="yu-shi")
+    res.info["alpha"] = float(alpha)
+    return res
+
+
+def _pseudo_features(K: np.ndarray) -> np.ndarray:
+    """Classical MDS coordinates whose distances are ``sqrt(-2 log K)`` (for precomputed K)."""
+    D2 = -2.0 * np.log(np.clip(K, 1e-300, 1.0))
+    n = len(K)
+    J = np.eye(n) - 1.0 / n
+    B = -0.5 * J @ D2 @ J
+    w, v = np.linalg.eigh((B + B.T) / 2)
+    w = np.clip(w, 0, None)
+    return v * np.sqrt(w)
+
+
+SPEC = MethodSpec(
+    name="rom",
+    description="Affinity graph by ranking on manifolds (eq. 6) with must-link transitive closure "
+                "in Y, then Yu-Shi multiclass spectral clustering.",
+    reference="Xia, Cao, Zhang & Li, Neurocomputing 2009",
+    params=PARAMS,
+    fit=fit,
+)

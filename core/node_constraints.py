@@ -1,0 +1,230 @@
+"""Turning pixel constraints (strokes, blocks) into the node pairs and labels methods use.
+
+The rule (documented in the README):
+
+* A link ``(r1, c1, r2, c2, w)`` joins the node of pixel (r1, c1) to the node of (r2, c2)
+  with weight ``w``. With ``stroke_radius > 0`` each endpoint also stands for the nodes
+  whose centre is within ``stroke_radius`` pixels and whose mean colour is within
+  ``sigma_intensity`` of the endpoint node (its neighbourhood); the link then joins every
+  node of one end to every node of the other (at most 8 per end, nearest first).
+* A must-link whose ends fall in one node is already satisfied and dropped. A cannot-link
+  whose ends fall in one node cannot be honoured: it is dropped with a
+  :class:`ContradictoryConstraintsWarning`.
+* A block labels every node that has a pixel inside it. A node touched by blocks of two
+  labels is left unlabelled, with a warning. Labelled nodes give pairs: same label ->
+  must-link, different labels -> cannot-link. When there are more than ``max_pairs``, a
+  chain through each label's nodes is kept (so must-link closure is intact), and the rest
+  are drawn at random (``random_state``).
+* Duplicate pairs keep their largest weight.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .constraints import Constraints
+from .errors import ContradictoryConstraintsWarning
+from .representation import Representation
+
+MAX_PER_END = 8
+
+
+@dataclass
+class NodeConstraints:
+    """Constraints on graph nodes.
+
+    Attributes
+    ----------
+    must, cannot : ndarray, shape (p, 2) / (q, 2), int
+        All node pairs (from links and from blocks), i < j.
+    must_w, cannot_w : ndarray, shape (p,) / (q,)
+        Degrees of belief in (0, 1].
+    link_must, link_cannot : ndarray
+        Indices into ``must`` / ``cannot`` of the pairs that came from links (not blocks).
+    labels : ndarray, shape (n,), int
+        Block label index 0..L-1 per node, -1 where unlabelled.
+    contradictions : list of str
+    """
+
+    n_nodes: int
+    must: np.ndarray
+    must_w: np.ndarray
+    cannot: np.ndarray
+    cannot_w: np.ndarray
+    link_must: np.ndarray
+    link_cannot: np.ndarray
+    labels: np.ndarray
+    contradictions: list = field(default_factory=list)
+
+    @property
+    def n_labels(self) -> int:
+        return int(self.labels.max()) + 1 if self.labels.size and self.labels.max() >= 0 else 0
+
+    @property
+    def empty(self) -> bool:
+        return len(self.must) == 0 and len(self.cannot) == 0
+
+    @classmethod
+    def from_pairs(cls, n, must=(), cannot=(), must_w=None, cannot_w=None, labels=None):
+        """Build directly from node index pairs (the estimator's and the tests' entry point)."""
+        m = _pairs(must)
+        c = _pairs(cannot)
+        mw = np.ones(len(m)) if must_w is None else np.asarray(must_w, float)
+        cw = np.ones(len(c)) if cannot_w is None else np.asarray(cannot_w, float)
+        lab = np.full(n, -1, int) if labels is None else np.asarray(labels, int)
+        m, mw = _dedupe(m, mw)
+        c, cw = _dedupe(c, cw)
+        nc = cls(n, m, mw, c, cw, np.arange(len(m)), np.arange(len(c)), lab)
+        nc.contradictions = chain_contradictions(n, nc.must, nc.cannot)
+        return nc
+
+
+def _pairs(p) -> np.ndarray:
+    a = np.asarray(list(p), dtype=np.int64).reshape(-1, 2) if len(p) else np.zeros((0, 2), np.int64)
+    return a
+
+
+def _dedupe(pairs: np.ndarray, w: np.ndarray):
+    if len(pairs) == 0:
+        return np.zeros((0, 2), np.int64), np.zeros(0)
+    p = np.sort(pairs, axis=1)
+    keep = p[:, 0] != p[:, 1]
+    p, w = p[keep], w[keep]
+    if len(p) == 0:
+        return np.zeros((0, 2), np.int64), np.zeros(0)
+    uniq, inv = np.unique(p, axis=0, return_inverse=True)
+    ww = np.zeros(len(uniq))
+    np.maximum.at(ww, inv.ravel(), w)
+    return uniq.astype(np.int64), ww
+
+
+def components(n: int, must: np.ndarray) -> np.ndarray:
+    """Connected components of the must-link graph (its transitive closure), shape (n,)."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    if len(must) == 0:
+        return np.arange(n)
+    g = coo_matrix((np.ones(len(must)), (must[:, 0], must[:, 1])), shape=(n, n))
+    return connected_components(g, directed=False)[1]
+
+
+def chain_contradictions(n, must, cannot) -> list[str]:
+    comp = components(n, must)
+    return [f"nodes {a} and {b} are cannot-linked but joined by must-links"
+            for a, b in cannot if comp[a] == comp[b]]
+
+
+def _end_nodes(rep: Representation, r: int, c: int, radius: float, sigma_int: float) -> np.ndarray:
+    a = int(rep.node_of_pixel[r, c])
+    if radius <= 0:
+        return np.array([a])
+    d = np.hypot(*(rep.positions - rep.positions[a]).T)
+    dc = np.linalg.norm(rep.colors - rep.colors[a], axis=1)
+    near = np.flatnonzero((d <= radius) & (dc <= sigma_int))
+    near = near[np.argsort(d[near], kind="stable")][:MAX_PER_END]
+    return np.union1d(near, [a])
+
+
+def map_constraints(constraints: Constraints | None, rep: Representation, *, stroke_radius: float = 0.0,
+                    sigma_intensity: float = 0.1, max_pairs: int = 400,
+                    rng: np.random.RandomState | None = None) -> NodeConstraints:
+    """Map pixel constraints onto the nodes of ``rep`` (see the module docstring)."""
+    n = rep.n_nodes
+    rng = rng if rng is not None else np.random.RandomState(0)
+    notes: list[str] = []
+    must, must_w, cannot, cannot_w = [], [], [], []
+    if constraints is not None:
+        for kind, links, out, wout in (("must-link", constraints.must_link, must, must_w),
+                                       ("cannot-link", constraints.cannot_link, cannot, cannot_w)):
+            for i, (r1, c1, r2, c2, w) in enumerate(links):
+                A = _end_nodes(rep, r1, c1, stroke_radius, sigma_intensity)
+                B = _end_nodes(rep, r2, c2, stroke_radius, sigma_intensity)
+                a0, b0 = rep.node_of_pixel[r1, c1], rep.node_of_pixel[r2, c2]
+                if a0 == b0:
+                    if kind == "cannot-link":
+                        notes.append(f"cannot-link #{i} has both ends in one graph node "
+                                     f"(node {a0}); it cannot be honoured at this resolution")
+                    continue
+                if kind == "cannot-link":  # neighbourhoods must not overlap
+                    overlap = np.intersect1d(A, B)
+                    A, B = np.setdiff1d(A, overlap), np.setdiff1d(B, overlap)
+                    A, B = np.union1d(A, [a0]), np.union1d(B, [b0])
+                aa, bb = np.meshgrid(A, B, indexing="ij")
+                out.extend(zip(aa.ravel(), bb.ravel()))
+                wout.extend([w] * aa.size)
+    n_link_m, n_link_c = len(must), len(cannot)
+    labels = np.full(n, -1, np.int64)
+    if constraints is not None and constraints.blocks:
+        label_values = sorted({b.label for b in constraints.blocks})
+        index = {v: k for k, v in enumerate(label_values)}
+        conflict = np.zeros(n, bool)
+        for b in constraints.blocks:
+            nodes = np.unique(rep.node_of_pixel[b.top:b.bottom, b.left:b.right])
+            k = index[b.label]
+            clash = (labels[nodes] >= 0) & (labels[nodes] != k)
+            conflict[nodes[clash]] = True
+            labels[nodes] = k
+        if conflict.any():
+            notes.append(f"{int(conflict.sum())} graph node(s) are covered by blocks of different labels; "
+                         "they are left unlabelled")
+            labels[conflict] = -1
+        bm, bc = _block_pairs(labels, max_pairs, rng)
+        must.extend(map(tuple, bm))
+        must_w.extend([1.0] * len(bm))
+        cannot.extend(map(tuple, bc))
+        cannot_w.extend([1.0] * len(bc))
+    m, mw = _dedupe(_pairs(must), np.asarray(must_w, float))
+    c, cw = _dedupe(_pairs(cannot), np.asarray(cannot_w, float))
+    link_m = _indices_of(m, _pairs(must[:n_link_m]))
+    link_c = _indices_of(c, _pairs(cannot[:n_link_c]))
+    nc = NodeConstraints(n, m, mw, c, cw, link_m, link_c, labels)
+    nc.contradictions = notes + chain_contradictions(n, m, c)
+    return nc
+
+
+def _indices_of(table: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    if len(rows) == 0 or len(table) == 0:
+        return np.zeros(0, np.int64)
+    rows = np.sort(rows, axis=1)
+    rows = rows[rows[:, 0] != rows[:, 1]]
+    key = table[:, 0] * (table.max() + 1) + table[:, 1]
+    rk = rows[:, 0] * (table.max() + 1) + rows[:, 1]
+    return np.flatnonzero(np.isin(key, rk))
+
+
+def _block_pairs(labels: np.ndarray, max_pairs: int, rng) -> tuple[np.ndarray, np.ndarray]:
+    groups = [np.flatnonzero(labels == k) for k in range(int(labels.max()) + 1)]
+    chain = [np.stack([g[:-1], g[1:]], 1) for g in groups if len(g) > 1]
+    chain = np.vstack(chain) if chain else np.zeros((0, 2), np.int64)
+    same = [np.array(np.triu_indices(len(g), 1)).T for g in groups]
+    all_m = np.vstack([g[s] for g, s in zip(groups, same) if len(s)]) if any(len(s) for s in same) \
+        else np.zeros((0, 2), np.int64)
+    diff = []
+    for a in range(len(groups)):
+        for b in range(a + 1, len(groups)):
+            if len(groups[a]) and len(groups[b]):
+                aa, bb = np.meshgrid(groups[a], groups[b], indexing="ij")
+                diff.append(np.stack([aa.ravel(), bb.ravel()], 1))
+    all_c = np.vstack(diff) if diff else np.zeros((0, 2), np.int64)
+    total = len(all_m) + len(all_c)
+    if total <= max_pairs:
+        return all_m, all_c
+    budget = max(0, max_pairs - len(chain))
+    share_m = int(round(budget * len(all_m) / total))
+    pick_m = all_m[rng.choice(len(all_m), min(share_m, len(all_m)), replace=False)] if len(all_m) else all_m
+    n_c = min(budget - len(pick_m), len(all_c))
+    if len(all_c) and n_c <= 0:
+        n_c = min(len(all_c), max(1, len(groups) - 1))
+    pick_c = all_c[rng.choice(len(all_c), n_c, replace=False)] if len(all_c) else all_c
+    return np.vstack([chain, pick_m]), pick_c
+
+
+def warn_contradictions(nc: NodeConstraints, stacklevel: int = 3) -> None:
+    if nc.contradictions:
+        more = f" (and {len(nc.contradictions) - 1} more)" if len(nc.contradictions) > 1 else ""
+        warnings.warn("contradictory constraints: " + nc.contradictions[0] + more,
+                      ContradictoryConstraintsWarning, stacklevel=stacklevel)
