@@ -116,7 +116,7 @@ def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int):
                              "gives a feasible solution (sec. 3.3)")
     if beta is None:
         beta = default_beta(lam_max, vol, n_constraints, n)
-    if beta >= lam_max * vol:
+    if beta >= lam_max * vol * (1.0 - 1e-10):
         raise ParameterError(
             f"csp: beta = {beta:.6g} must be below lambda_max(Q_bar) * vol = {lam_max:.6g} * "
             f"{vol:.6g} = {lam_max * vol:.6g}; no feasible solution exists otherwise (Algorithm 1, "

@@ -16,16 +16,18 @@ PARAMS = (
               "Method 1: Gaussian-kernel similarity update of eq. 3-4; Method 2: diagonal "
               "metric s_D = x^T D x learned by the gradient of eq. 7 (needs features).",
               choices=("gaussian", "metric")),
-    ParamSpec("step", float, 0.25,
-              "Update size per violated constraint and round: eq. 3's alpha_ij as a fraction of "
-              "the pair's dissimilarity |s_ij| (Method 1), or the gradient step (Method 2).",
+    ParamSpec("step", float, 1.0,
+              "Update budget per round, shared by the violated constraints: sum of eq. 3's "
+              "alpha_ij as a fraction of the median dissimilarity (Method 1), or the step along "
+              "the mean gradient of eq. 7 (Method 2).",
               low=0.0, high=10.0, low_open=True),
     ParamSpec("rounds", int, 8,
               "Most rounds of AP followed by a similarity update from violated constraints.",
               low=1, high=100),
-    ParamSpec("damping", float, 0.5, "Message damping of affinity propagation.",
+    ParamSpec("damping", float, 0.9, "Message damping of affinity propagation (0.9 avoids the "
+              "oscillations AP shows at low preferences; scikit-learn uses 0.5).",
               low=0.5, high=1.0, high_open=True),
-    ParamSpec("max_iter", int, 200, "Most message-passing iterations per AP run.", low=10, high=5000),
+    ParamSpec("max_iter", int, 500, "Most message-passing iterations per AP run.", low=10, high=5000),
     ParamSpec("convergence_iter", int, 15,
               "AP stops when the exemplars have not changed for this many iterations.",
               low=1, high=500),
@@ -112,33 +114,54 @@ def affinity_propagation(S: np.ndarray, preference: float, *, damping=0.5, max_i
     return np.searchsorted(centers, ex), centers, converged, (R, A)
 
 
-def preference_for(S: np.ndarray, n_clusters: int, ap_kw: dict, start=None, max_steps=30):
+def preference_for(S: np.ndarray, n_clusters: int, ap_kw: dict, start=None, max_steps=40):
     """Bisect the preference until AP yields ``n_clusters`` clusters.
 
-    The number of exemplars grows with the preference; the bracket is
-    ``[min s - (max s - min s), max s]`` (off-diagonal). Returns the run with exactly
-    ``n_clusters`` clusters or, failing that, the one with the most clusters below it.
+    The number of exemplars grows with the preference. The upper end is the largest
+    off-diagonal similarity; the lower end starts at ``min s - (max s - min s)`` and is
+    pushed down (doubling the distance) until AP gives at most ``n_clusters``. A run that
+    does not converge counts as "too many". Returns the run with exactly ``n_clusters``
+    clusters or, failing that, the one with the most clusters below it.
     """
     off = S[~np.eye(len(S), dtype=bool)]
-    lo, hi = float(off.min() - (off.max() - off.min())), float(off.max())
+    span = float(off.max() - off.min()) or 1.0
+    hi = float(off.max())
     best = None
-    p = float(np.median(off)) if start is None else float(start)
-    msgs = None
-    for _ in range(max_steps):
-        labels, ex, conv, msgs2 = affinity_propagation(S, p, messages=msgs, **ap_kw)
+
+    def run(p):
+        nonlocal best
+        labels, ex, conv, _ = affinity_propagation(S, p, **ap_kw)
         k = len(ex) if labels is not None and conv else None
-        if k == n_clusters:
-            return p, labels, ex, True
         if k is not None and k < n_clusters and (best is None or k > len(best[2])):
             best = (p, labels, ex)
+        return k, labels, ex
+
+    steps = 0
+    if start is not None:
+        k, labels, ex = run(float(start))
+        steps += 1
+        if k == n_clusters:
+            return float(start), labels, ex, True
+    lo = float(off.min()) - span
+    for t in range(30):
+        k, labels, ex = run(lo)
+        steps += 1
+        if k == n_clusters:
+            return lo, labels, ex, True
+        if k is not None and k < n_clusters:
+            break
+        hi = lo
+        lo = float(off.min()) - span * 2.0 ** (t + 1)
+    while steps < max_steps and hi - lo > 1e-9 * max(1.0, abs(hi)):
+        p = (lo + hi) / 2.0
+        k, labels, ex = run(p)
+        steps += 1
+        if k == n_clusters:
+            return p, labels, ex, True
         if k is None or k > n_clusters:
             hi = p
         else:
             lo = p
-            msgs = msgs2
-        p = (lo + hi) / 2.0
-        if hi - lo < 1e-9 * max(1.0, abs(hi)):
-            break
     if best is None:
         raise ConvergenceError(f"ssap: affinity propagation did not converge to {n_clusters} clusters "
                                "for any preference; raise max_iter or damping")
@@ -153,24 +176,28 @@ def _sigma(S, labels, ex):
     return np.where(sig > 0, sig, fill)
 
 
-def gaussian_update(S, links, sign, step, labels, ex, base_gap):
-    """Eq. 3-4 for the violated links: ``s += sign * alpha_ij G(y, z, x_i, x_j)``.
+def gaussian_update(S, links, sign, step, labels, ex, gaps):
+    """Eq. 3-4 for the violated links: ``s += sign * sum_ij alpha_ij G(y, z, x_i, x_j)``.
 
     ``G(y, z, x_i, x_j) = (G(s(y,x_i), s(z,x_j)) + G(s(z,x_i), s(y,x_j))) / 2`` with
-    ``G(a, b) = exp(-a^2/sigma_i^2 - b^2/sigma_j^2)``; ``alpha_ij = step * |s_ij|`` of the
-    original similarity (a constant per pair).
+    ``G(a, b) = exp(-a^2/sigma_i^2 - b^2/sigma_j^2)``. ``gaps`` holds each violated link's
+    ``alpha_ij`` for this round (see :func:`fit`: they share a bounded budget, as the paper's
+    ``||alpha||_p <= const`` asks). All links are applied at once as
+    ``(G_i diag(alpha) G_j^T + G_j diag(alpha) G_i^T) / 2``.
     """
+    if len(links) == 0:
+        return S
     sig = _sigma(S, labels, ex)
-    for (i, j), gap in zip(links, base_gap):
-        gi = np.exp(-(S[:, i] / sig[i]) ** 2)
-        gj = np.exp(-(S[:, j] / sig[j]) ** 2)
-        upd = (np.outer(gi, gj) + np.outer(gj, gi)) / 2.0
-        S += sign * step * gap * upd
+    i, j = links[:, 0], links[:, 1]
+    Gi = np.exp(-(S[:, i] / sig[i]) ** 2)
+    Gj = np.exp(-(S[:, j] / sig[j]) ** 2)
+    upd = (Gi * (step * np.asarray(gaps, float))) @ Gj.T
+    S += sign * (upd + upd.T) / 2.0
     return S
 
 
-def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, variant="gaussian", step=0.25,
-        rounds=8, damping=0.5, max_iter=200, convergence_iter=15, ap_nodes=300) -> SpectralResult:
+def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, variant="gaussian", step=1.0,
+        rounds=8, damping=0.9, max_iter=500, convergence_iter=15, ap_nodes=300) -> SpectralResult:
     """Semi-supervised affinity propagation with constraint-driven similarity updates.
 
     Parameters
@@ -202,7 +229,12 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, variant="gaus
     cannot-links push them apart; adaptive sigma_i, sec. 3.1); Method 2 by a gradient step
     of eq. 7 on the diagonal metric ``D`` of ``s_D(x_i, x_j) = x_i^T D x_j`` with unit-norm
     (centred) features, keeping ``d_k > 0`` and ``||d|| = 1`` (sec. 3.2). Stops when no
-    constraint is violated or after ``rounds``. Method 3 (boosting) is not offered.
+    constraint is violated or after ``rounds``; the round with the fewest violated
+    constraints is returned (eq. 5 penalises violations; later rounds are not always
+    better), so the result never violates more constraints than unconstrained AP. The
+    paper's "constant small" alpha_ij is bounded per round (``||alpha||_1 = step x median
+    dissimilarity``, shared by the violated links) and Method 2's gradient is averaged over
+    them. Method 3 (boosting) is not offered.
 
     References
     ----------
@@ -224,26 +256,29 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, variant="gaus
     else:
         S = 2.0 * np.log(np.clip(K, 1e-300, None))
         S = (S + S.T) / 2.0
-    gap_m = np.abs(S[nc.must[:, 0], nc.must[:, 1]]) if len(nc.must) else np.zeros(0)
-    gap_c = np.maximum(np.abs(np.median(S)), 1e-12) * np.ones(len(nc.cannot))
-    pref, labels, ex, exact, done = None, None, None, True, 0
-    violated = np.zeros(0, bool)
+    scale = max(float(np.median(np.abs(S[~np.eye(n, dtype=bool)]))), 1e-12)
+    pref, done, best = None, 0, None
     for done in range(1, rounds + 1):
         pref, labels, ex, exact = preference_for(S, n_clusters, ap_kw, start=pref)
         vm = labels[nc.must[:, 0]] != labels[nc.must[:, 1]] if len(nc.must) else np.zeros(0, bool)
         vc = labels[nc.cannot[:, 0]] == labels[nc.cannot[:, 1]] if len(nc.cannot) else np.zeros(0, bool)
         violated = np.concatenate([vm, vc])
+        if best is None or violated.sum() <= best[0]:
+            best = (int(violated.sum()), labels, ex, exact, pref, S.copy(), done)
         if not violated.any() or done == rounds:
             break
+        nv = int(violated.sum())
         if variant == "metric":
             grad = (X[nc.must[vm, 0]] * X[nc.must[vm, 1]]).sum(0) - (X[nc.cannot[vc, 0]] * X[nc.cannot[vc, 1]]).sum(0)
-            dvec = np.maximum(dvec + step * grad, 1e-6)
+            dvec = np.maximum(dvec + step * grad / nv, 1e-6)
             dvec /= np.linalg.norm(dvec)
             S = (X * dvec) @ X.T
         else:
-            S = gaussian_update(S, nc.must[vm], +1.0, step, labels, ex, gap_m[vm])
-            S = gaussian_update(S, nc.cannot[vc], -1.0, step, labels, ex, gap_c[vc])
+            share = np.full(nv, scale / nv)  # this round's alpha_ij: budget step * median|s|
+            S = gaussian_update(S, nc.must[vm], +1.0, step, labels, ex, share[:int(vm.sum())])
+            S = gaussian_update(S, nc.cannot[vc], -1.0, step, labels, ex, share[int(vm.sum()):])
             S = (S + S.T) / 2.0
+    n_viol, labels, ex, exact, pref, S, best_round = best
     if not exact:
         warnings.warn(f"ssap: no preference gave exactly {n_clusters} clusters; "
                       f"{len(ex)} clusters are returned", ConvergenceWarning, stacklevel=3)
@@ -252,7 +287,7 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, variant="gaus
     else:
         disp = np.exp(np.minimum(S, 0.0) / 2.0)
     spec = njw(disp, n_clusters, rng, what="learned similarity graph")
-    info = {"preference": float(pref), "rounds": done, "n_violated": int(violated.sum()),
+    info = {"preference": float(pref), "rounds": done, "best_round": best_round, "n_violated": n_viol,
             "exemplars": ex.tolist()}
     return SpectralResult(labels.astype(np.int64), spec.embedding, spec.eigenvalues, None, info)
 

@@ -1,0 +1,104 @@
+"""Pictures of results without Qt: label palettes, overlays, diverging eigenvector maps, PNG I/O."""
+
+from __future__ import annotations
+
+import io
+import os
+
+import numpy as np
+
+from .constraints import atomic_write_bytes
+from .errors import SegappError
+
+# Colour-blind-friendly qualitative palette (Okabe-Ito, then Tol's muted) for segments.
+PALETTE = np.array([
+    (0, 114, 178), (230, 159, 0), (0, 158, 115), (204, 121, 167), (86, 180, 233),
+    (213, 94, 0), (240, 228, 66), (136, 34, 85), (68, 170, 153), (153, 153, 51),
+    (51, 34, 136), (170, 68, 153), (221, 204, 119), (17, 119, 51), (136, 204, 238), (0, 0, 0),
+], dtype=np.uint8)
+
+# Diverging map (blue - white - red), anchors of ColorBrewer RdBu reversed.
+_DIV = np.array([(5, 48, 97), (33, 102, 172), (67, 147, 195), (146, 197, 222), (209, 229, 240),
+                 (247, 247, 247), (253, 219, 199), (244, 165, 130), (214, 96, 77), (178, 24, 43),
+                 (103, 0, 31)], dtype=np.float64)
+
+
+def palette(n: int) -> np.ndarray:
+    """``n`` distinct RGB colours (uint8, shape (n, 3)), cycling the palette."""
+    return PALETTE[np.arange(n) % len(PALETTE)]
+
+
+def diverging(values: np.ndarray, vmax: float | None = None) -> np.ndarray:
+    """Map values to RGB uint8 with a blue-white-red map symmetric about 0.
+
+    Parameters
+    ----------
+    values : ndarray, any shape
+    vmax : float, optional
+        Saturation level; default the largest magnitude (the 99.5th percentile of ``|v|``).
+    """
+    v = np.asarray(values, dtype=np.float64)
+    if vmax is None:
+        finite = np.abs(v[np.isfinite(v)])
+        vmax = float(np.percentile(finite, 99.5)) if finite.size else 1.0
+    vmax = vmax if vmax > 0 else 1.0
+    t = (np.clip(np.nan_to_num(v) / vmax, -1, 1) + 1) / 2 * (len(_DIV) - 1)
+    i = np.clip(np.floor(t).astype(int), 0, len(_DIV) - 2)
+    f = (t - i)[..., None]
+    return np.round(_DIV[i] * (1 - f) + _DIV[i + 1] * f).astype(np.uint8)
+
+
+def eigenvector_strip(eigenvectors: np.ndarray, gap: int = 4) -> np.ndarray:
+    """The leading eigenvectors (H, W, m) side by side, each in :func:`diverging` colours."""
+    h, w, m = eigenvectors.shape
+    out = np.full((h, w * m + gap * (m - 1), 3), 255, np.uint8)
+    for k in range(m):
+        out[:, k * (w + gap):k * (w + gap) + w] = diverging(eigenvectors[..., k])
+    return out
+
+
+def to_rgb8(image: np.ndarray) -> np.ndarray:
+    """Any accepted image as (H, W, 3) uint8 for display."""
+    from .image import as_float_image
+
+    f = as_float_image(image)
+    if f.ndim == 2:
+        f = np.repeat(f[..., None], 3, axis=2)
+    return np.round(f * 255).astype(np.uint8)
+
+
+def overlay(image: np.ndarray, labels: np.ndarray, opacity: float = 0.45,
+            boundaries_only: bool = False) -> np.ndarray:
+    """The image with segments tinted in palette colours (or only their boundaries drawn)."""
+    from skimage.segmentation import find_boundaries
+
+    rgb = to_rgb8(image).astype(np.float64)
+    cols = palette(int(labels.max()) + 1).astype(np.float64)[labels]
+    if boundaries_only:
+        b = find_boundaries(labels, mode="inner")
+        rgb[b] = cols[b]
+        return rgb.astype(np.uint8)
+    return np.round(rgb * (1 - opacity) + cols * opacity).astype(np.uint8)
+
+
+def encode_png(array: np.ndarray) -> bytes:
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.fromarray(np.ascontiguousarray(array)).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def save_png(path: str | os.PathLike, array: np.ndarray) -> None:
+    """Write a uint8 array as PNG atomically (temporary file, then rename)."""
+    try:
+        atomic_write_bytes(path, encode_png(array))
+    except OSError as e:
+        raise SegappError(f"cannot write {path}: {e.strerror or e}") from None
+
+
+def save_labels(path: str | os.PathLike, labels: np.ndarray) -> None:
+    """8-bit PNG of label indices 0..K-1 (same size as the image)."""
+    if labels.max() > 255:
+        raise SegappError("more than 256 segments cannot be stored in an 8-bit PNG")
+    save_png(path, labels.astype(np.uint8))

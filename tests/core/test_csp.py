@@ -1,0 +1,118 @@
+"""Wang & Davidson (KDD 2010): Fig. 1-2 example, eq. 15-17, Algorithm 1."""
+
+import numpy as np
+import pytest
+import scipy.linalg as sl
+import scipy.sparse as sp
+
+from core.errors import ParameterError
+from core.methods import csp
+from core.node_constraints import NodeConstraints as NC
+
+A_FIG1 = np.array([[0, 1, 1, 0, 0, 0], [1, 0, 1, 0, 0, 0], [1, 1, 0, 1, 0, 0],
+                   [0, 0, 1, 0, 1, 1], [0, 0, 0, 1, 0, 1], [0, 0, 0, 1, 1, 0]], float)
+X_FIG1 = np.array([1, 1, 1, 1, -1, -1.0])
+Q_FIG1 = sp.csr_matrix(np.outer(X_FIG1, X_FIG1))
+VOL = A_FIG1.sum()
+
+
+def test_fig1_lambda_max_of_normalised_q():
+    """Sec. 3.6: Q_bar has the two distinct eigenvalues 0 and 2.6667."""
+    sol = csp.solve_csp(A_FIG1, Q_FIG1, VOL, 3)
+    assert sol["lambda_max"] == pytest.approx(2.6667, abs=1e-4)
+    d = A_FIG1.sum(1)
+    ev = np.linalg.eigvalsh(np.outer(X_FIG1, X_FIG1) / np.sqrt(np.outer(d, d)))
+    assert np.allclose(np.unique(ev.round(4)), [0, 2.6667])
+
+
+def _node4_position(u):
+    """Where node 4 lies between the means of {5, 6} (0) and {1, 2, 3} (1)."""
+    m123, m56 = u[:3].mean(), u[4:].mean()
+    return (u[3] - m56) / (m123 - m56)
+
+
+def test_fig2_node4_moves_towards_123_as_beta_grows():
+    """Fig. 2 (b)-(c): with beta = vol node 4 sits nearer {5, 6}; with beta = 2 vol it sits
+    nearer {1, 2, 3}: its relative position between the two group means crosses 1/2."""
+    u1 = csp.solve_csp(A_FIG1, Q_FIG1, VOL, 1)["u"][:, 0]
+    u2 = csp.solve_csp(A_FIG1, Q_FIG1, 2 * VOL, 1)["u"][:, 0]
+    p1, p2 = _node4_position(u1), _node4_position(u2)
+    assert p1 < 0.5 < p2
+    # and the sign cut of u* separates {1,2,3,4} from {5,6} at beta = 2 vol (the labelling)
+    assert (u2[:4] > 0).all() and (u2[4:] < 0).all()
+
+
+def test_beta_at_or_above_lambda_max_vol_raises():
+    """Algorithm 1, line 4: no feasible solution when beta >= lambda_max vol."""
+    lim = 8.0 / 3.0 * VOL
+    with pytest.raises(ParameterError, match="lambda_max"):
+        csp.solve_csp(A_FIG1, Q_FIG1, lim, 1)
+    with pytest.raises(ParameterError, match="below"):
+        csp.solve_csp(A_FIG1, Q_FIG1, lim * 1.5, 1)
+    csp.solve_csp(A_FIG1, Q_FIG1, lim * 0.99, 1)  # just below works
+
+
+def test_default_beta_is_eq17():
+    sol = csp.solve_csp(A_FIG1, Q_FIG1, None, 1)
+    expected = (8 / 3) * VOL * (0.5 + 0.4 * 36 / 36)
+    assert sol["beta"] == pytest.approx(expected, rel=1e-6)
+
+
+@pytest.mark.parametrize("n", [30, 450])  # dense LAPACK path and ARPACK path
+def test_feasible_vectors_match_brute_force_and_bound_alpha(n, rng):
+    """The Schur-complement solver returns exactly the feasible generalised eigenvectors
+    of eq. 15 (checked against scipy.linalg.eig), each with v^T Q_bar v > beta (sec. 3.2)."""
+    x = rng.rand(n, 2)
+    A = np.exp(-((x[:, None] - x[None]) ** 2).sum(-1) / 0.1)
+    nc = NC.from_pairs(n, [(0, 1), (2, 3)], [(0, 5), (7, 9)], cannot_w=[1.0, 0.5])
+    Q = csp.constraint_matrix(nc)
+    sol = csp.solve_csp(A, Q, None, 3)
+    d = A.sum(1)
+    isq = 1 / np.sqrt(d)
+    L = np.eye(n) - A * np.outer(isq, isq)
+    Qb = Q.toarray() * np.outer(isq, isq)
+    assert sol["n_feasible"] >= 1
+    v = sol["u"][:, 0] / isq
+    lam = sol["lam"][0]
+    assert np.allclose(L @ v, lam * (Qb - sol["beta"] / sol["vol"] * np.eye(n)) @ v, atol=1e-6 * np.abs(v).max())
+    assert sol["alpha"][:sol["n_feasible"]].min() > sol["beta"] / sol["vol"] * sol["vol"] - 1e-6
+    if n <= 30:
+        w, V = sl.eig(L, Qb - sol["beta"] / sol["vol"] * np.eye(n))
+        w = w.real
+        feas = np.isfinite(w) & (w > 1e-9)
+        assert feas.sum() == sol["n_feasible"]
+        costs = []
+        for k in np.flatnonzero(feas):
+            vv = V[:, k].real
+            vv *= np.sqrt(sol["vol"]) / np.linalg.norm(vv)
+            costs.append(vv @ L @ vv / sol["vol"])
+        assert min(costs) == pytest.approx(sol["cost"][0], rel=1e-6)
+
+
+def test_unconstrained_is_normalised_cut(rng):
+    """Sec. 3.1: Q_bar = I recovers spectral clustering (u* ~ Fiedler vector of L_bar)."""
+    x = np.r_[rng.randn(20, 2), rng.randn(20, 2) + 6]
+    A = np.exp(-((x[:, None] - x[None]) ** 2).sum(-1) / 8)
+    res = csp.fit(A, NC.from_pairs(40), 2, rng)
+    assert len(set(res.labels[:20])) == 1 and len(set(res.labels[20:])) == 1
+    d = A.sum(1)
+    w, V = sl.eigh(np.eye(40) - A / np.sqrt(np.outer(d, d)))
+    fied = V[:, 1] / np.sqrt(d)
+    c = np.corrcoef(fied, res.embedding[:, 0])[0, 1]
+    assert abs(c) > 0.999
+
+
+def test_blocks_give_q_equal_xxt():
+    """Eq. 16: two labels give Q = X X^T with X = +-1 (the paper's encoding)."""
+    labels = np.array([0, 0, -1, 1, 1])
+    nc = NC.from_pairs(5, labels=labels)
+    Q = csp.constraint_matrix(nc).toarray()
+    x = np.array([1, 1, 0, -1, -1.0])
+    assert np.allclose(Q, np.outer(x, x))
+
+
+def test_degree_of_belief_weights_scale_q():
+    nc = NC.from_pairs(4, [(0, 1)], [(2, 3)], must_w=[0.5], cannot_w=[0.25])
+    Q = csp.constraint_matrix(nc).toarray()
+    assert Q[0, 1] == 0.5 and Q[2, 3] == -0.25 and Q[0, 0] == 0.5
+    assert np.linalg.eigvalsh(Q).min() > -1e-12  # PSD
