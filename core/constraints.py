@@ -172,7 +172,7 @@ class Constraints:
         """Read constraints from a JSON file path or from JSON text."""
         text = None
         if isinstance(path_or_text, os.PathLike) or (
-            isinstance(path_or_text, str) and not path_or_text.lstrip().startswith("{")
+            isinstance(path_or_text, str) and not path_or_text.lstrip().startswith(("{", "["))
         ):
             p = Path(path_or_text)
             try:

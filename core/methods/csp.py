@@ -9,7 +9,9 @@ import scipy.sparse.linalg as sla
 
 from ..errors import ConvergenceError, ParameterError
 from ..params import MethodSpec, ParamSpec
-from ..spectral import DENSE_BELOW, SpectralResult, check_connected, fix_signs, kmeans_labels
+from ..spectral import SpectralResult, check_connected, fix_signs, kmeans_labels
+
+CSP_DENSE_BELOW = 800  # LAPACK's generalised eigh is faster than ARPACK below this
 
 PARAMS = (
     ParamSpec("beta", float, None,
@@ -23,20 +25,29 @@ PARAMS = (
 def constraint_matrix(nc, n_segments_hint: int | None = None) -> sp.csr_matrix:
     """``Q`` of Wang & Davidson sec. 3.1 / eq. 16 from links and labelled blocks.
 
-    Each link adds ``w (e_i + s e_j)(e_i + s e_j)^T`` (``s = +1`` must-link, ``-1``
-    cannot-link), so ``Q_ij = +-w`` and ``Q_ii`` counts the links at ``i``; blocks add
+    Links follow sec. 3.1: ``Q_ij = Q_ji = +w`` (must-link) or ``-w`` (cannot-link), and
+    ``Q_ii = 1`` (the largest ``w`` at ``i``) on every constrained node, a node's must-link with
+    itself, so that all pairs among consistently labelled nodes give exactly ``Q = X X^T``
+    (Fig. 1's ``Q``); blocks add
     ``X X^T`` (eq. 16) with ``X`` the centred one-hot label matrix scaled so that
     ``Q_ij = 1`` for equal and ``-1/(L-1)`` for different labels (``L`` labels, at least 2);
-    for two labels this is the paper's ``+-1`` column. ``Q`` is positive semi-definite.
+    for two labels this is the paper's ``+-1`` column.
     """
     n = nc.n_nodes
     rows, cols, vals = [], [], []
+    diag = np.zeros(n)
     for idx, pairs, w, s in ((nc.link_must, nc.must, nc.must_w, 1.0),
                              (nc.link_cannot, nc.cannot, nc.cannot_w, -1.0)):
         for (i, j), wt in zip(pairs[idx], w[idx]):
-            rows += [i, j, i, j]
-            cols += [i, j, j, i]
-            vals += [wt, wt, s * wt, s * wt]
+            rows += [i, j]
+            cols += [j, i]
+            vals += [s * wt, s * wt]
+            diag[i] = max(diag[i], wt)
+            diag[j] = max(diag[j], wt)
+    nz = np.flatnonzero(diag)
+    rows += nz.tolist()
+    cols += nz.tolist()
+    vals += diag[nz].tolist()
     Q = sp.coo_matrix((vals, (rows, cols)), shape=(n, n)).tocsr()
     lab = nc.labels
     if lab.size and lab.max() >= 0:
@@ -93,7 +104,7 @@ def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int):
     d = A.sum(1)
     if np.any(d <= 0):
         raise ConvergenceError("csp: a node has zero degree, so D^-1/2 in Algorithm 1 is undefined; "
-                               "increase sigma_position or sigma_intensity")
+                               "widen the affinity (sigma_position, sigma_intensity or gamma)")
     vol = float(d.sum())
     isq = 1.0 / np.sqrt(d)
     Lbar = -(A * isq[:, None] * isq[None, :])
@@ -144,26 +155,35 @@ def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int):
     Mmat = Lbar + np.outer(z, z)
     n_pos = int(np.sum(eig_T > c)) if Q is not None else n - 1
     k = int(min(n - 1, max(n_vectors, min(n_pos, 40))))
-    if n <= DENSE_BELOW:
+    def dense():
         Bd = Bs(np.eye(n))
         mu, W = sl.eigh((Bd + Bd.T) / 2.0, Mmat)
         order = np.argsort(-mu)[:k]
-        mu, W = mu[order], W[:, order]
+        return mu[order], W[:, order]
+
+    if n <= CSP_DENSE_BELOW:
+        mu, W = dense()
     else:
         try:
             cho = sl.cho_factor(Mmat)
         except sl.LinAlgError:
             raise ConvergenceError("csp: the Laplacian is singular beyond its trivial vector "
-                                   "(disconnected graph); increase sigma_position") from None
+                                   "(disconnected graph); widen the affinity (sigma_position / gamma)") from None
         op = sla.LinearOperator((n, n), matvec=lambda x: Bs(x).ravel(), dtype=float)
         Minv = sla.LinearOperator((n, n), matvec=lambda x: sl.cho_solve(cho, x), dtype=float)
         try:
             mu, W = sla.eigsh(op, k=k, M=Mmat, Minv=Minv, which="LA", v0=np.ones(n) - z * z.sum(),
-                              tol=1e-9, maxiter=50 * n)
-        except sla.ArpackNoConvergence as e:
-            raise ConvergenceError(f"csp: the generalised eigensolver did not converge ({e})") from None
-        order = np.argsort(-mu)
-        mu, W = mu[order], W[:, order]
+                              tol=1e-9, maxiter=300)
+            order = np.argsort(-mu)
+            mu, W = mu[order], W[:, order]
+        except sla.ArpackNoConvergence:
+            import warnings
+
+            from ..errors import ConvergenceWarning
+
+            warnings.warn("csp: ARPACK did not converge; the generalised eigenproblem was solved "
+                          "densely instead", ConvergenceWarning, stacklevel=3)
+            mu, W = dense()
     a = -(W.T @ Bz) / zBz
     V = W + np.outer(z, a)
     V *= np.sqrt(vol) / np.linalg.norm(V, axis=0)
@@ -213,7 +233,9 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, beta=None) ->
     the generalised eigenproblem ``L_bar v = lambda (Q_bar - beta/vol I) v`` (eq. 15),
     solved by Algorithm 1 (see :func:`solve_csp`). Two segments: the sign of ``u*``
     (sec. 5.2). K segments: k-means on the top ``min(K, n_feasible)`` feasible vectors
-    (sec. 4). Without any constraint ``Q_bar = I`` (sec. 3.1), which is plain normalised
+    (sec. 4), rows normalised to unit length first as in NJW (the paper does not say; without
+    it the vectors, concentrated on the constrained nodes, leave every other node at the
+    origin and k-means degenerates). Without any constraint ``Q_bar = I`` (sec. 3.1), which is plain normalised
     cut. Every feasible vector satisfies ``v^T Q_bar v > beta`` (sec. 3.2, tested).
 
     References
@@ -234,7 +256,9 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, beta=None) ->
     if n_clusters == 2:
         labels = (U[:, 0] > 0).astype(np.int64)
     else:
-        labels = kmeans_labels(U[:, :min(n_clusters, nf)], n_clusters, rng)
+        E = U[:, :min(n_clusters, nf)]
+        E = E / np.maximum(np.linalg.norm(E, axis=1, keepdims=True), 1e-300)
+        labels = kmeans_labels(E, n_clusters, rng)
     info = {k: sol[k] for k in ("beta", "lambda_max", "n_feasible", "vol")}
     info["constraint_satisfaction"] = float(sol["alpha"][0])
     return SpectralResult(labels, U, sol["cost"], None, info)

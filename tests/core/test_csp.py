@@ -114,5 +114,13 @@ def test_blocks_give_q_equal_xxt():
 def test_degree_of_belief_weights_scale_q():
     nc = NC.from_pairs(4, [(0, 1)], [(2, 3)], must_w=[0.5], cannot_w=[0.25])
     Q = csp.constraint_matrix(nc).toarray()
-    assert Q[0, 1] == 0.5 and Q[2, 3] == -0.25 and Q[0, 0] == 0.5
-    assert np.linalg.eigvalsh(Q).min() > -1e-12  # PSD
+    assert Q[0, 1] == 0.5 and Q[2, 3] == -0.25 and Q[0, 0] == 0.5 and Q[3, 3] == 0.25
+
+
+def test_all_pairs_of_labelled_nodes_give_xxt():
+    """Sec. 3.1 pair encoding: every pair among consistently labelled nodes -> Q = X X^T."""
+    y = np.array([0, 0, 1, 1, 1])
+    pairs = [(i, j) for i in range(5) for j in range(i + 1, 5)]
+    nc = NC.from_pairs(6, [p for p in pairs if y[p[0]] == y[p[1]]], [p for p in pairs if y[p[0]] != y[p[1]]])
+    x = np.r_[np.where(y == 0, 1.0, -1.0), 0]
+    assert np.allclose(csp.constraint_matrix(nc).toarray(), np.outer(x, x))
