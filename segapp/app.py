@@ -1,0 +1,55 @@
+"""Start the GUI (``segapp [IMAGE]``) or render it to a PNG (``--screenshot``)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def run(args) -> int:
+    import core
+    from segapp.resources import DEMO_IMAGE
+
+    if args.screenshot and "QT_QPA_PLATFORM" not in os.environ and not os.environ.get("DISPLAY"):
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from segapp.gui.main_window import MainWindow
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    win = MainWindow()
+    path = args.image or str(DEMO_IMAGE)
+    if not win.model.open_image(path):
+        print(f"segapp: error: cannot open {path}", file=sys.stderr)
+        return 2
+    if args.method:
+        if args.method not in core.METHODS:
+            raise core.ParameterError(f"unknown method {args.method!r}; valid methods: {', '.join(core.METHODS)}")
+        win.method_box.setCurrentText(args.method)
+    if args.segments:
+        win.k_box.setValue(args.segments)
+    if args.constraints:
+        c = core.Constraints.from_json(args.constraints)
+        c.validate(win.model.image.shape[:2])
+        win.model.set_constraints(c)
+    win.show()
+    if args.screenshot:
+        out = args.screenshot
+        state = {"code": 1}
+
+        def shoot(*_):
+            if win.runner.running is not None or win.runner.pending is not None:
+                return
+            app.processEvents()
+            state["code"] = 0 if win.grab().save(out) else 1
+            app.quit()
+
+        win.model.resultChanged.connect(lambda *_: QTimer.singleShot(150, shoot))
+        win.runner.failed.connect(lambda *_: QTimer.singleShot(150, shoot))
+        QTimer.singleShot(60000, app.quit)
+        app.exec()
+        if state["code"] == 0:
+            print(out)
+        return state["code"]
+    return app.exec()

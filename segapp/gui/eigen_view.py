@@ -1,0 +1,53 @@
+"""The leading eigenvectors as small diverging-colour images, eigenvalues in a small plot."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from core import render
+
+
+class EigenView(QWidget):
+    def __init__(self, n_show=4):
+        super().__init__()
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        self.title = QLabel("Leading eigenvectors (blue < 0 < red)")
+        lay.addWidget(self.title)
+        self.glw = pg.GraphicsLayoutWidget()
+        self.glw.setMinimumHeight(150)
+        lay.addWidget(self.glw, 3)
+        self.boxes, self.items, self.labels = [], [], []
+        for k in range(n_show):
+            vb = self.glw.addViewBox(row=0, col=k, lockAspect=True, invertY=True, enableMouse=False)
+            it = pg.ImageItem(axisOrder="row-major")
+            vb.addItem(it)
+            self.boxes.append(vb)
+            self.items.append(it)
+            lbl = self.glw.addLabel("", row=1, col=k, size="8pt")
+            self.labels.append(lbl)
+        self.plot = pg.PlotWidget()
+        self.plot.setMaximumHeight(120)
+        self.plot.setLabel("bottom", "index")
+        self.plot.setLabel("left", "eigenvalue")
+        lay.addWidget(self.plot, 2)
+
+    def set_result(self, seg):
+        vecs = seg.eigenvectors
+        names = ["u*" if (seg.method == "csp" and k == 0) else f"e{k + 2}" for k in range(vecs.shape[2])]
+        if seg.method == "csp":
+            names = ["u*"] + [f"v{k + 2}" for k in range(1, vecs.shape[2])]
+        for k, (it, vb, lbl) in enumerate(zip(self.items, self.boxes, self.labels)):
+            if k < vecs.shape[2]:
+                it.setImage(render.diverging(vecs[..., k]), levels=(0, 255))
+                vb.autoRange(padding=0)
+                ev = seg.eigenvalues[k]
+                lbl.setText(f"{names[k]}  λ={ev:.3g}" if np.isfinite(ev) else names[k])
+            else:
+                it.clear()
+                lbl.setText("")
+        self.plot.clear()
+        ev = np.asarray(seg.eigenvalues, float)
+        self.plot.plot(np.arange(1, len(ev) + 1), ev, pen=pg.mkPen((80, 80, 80)), symbol="o", symbolSize=7)
