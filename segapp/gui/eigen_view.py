@@ -36,9 +36,9 @@ class EigenView(QWidget):
 
     def set_result(self, seg):
         vecs = seg.eigenvectors
-        names = ["u*" if (seg.method == "csp" and k == 0) else f"e{k + 2}" for k in range(vecs.shape[2])]
-        if seg.method == "csp":
-            names = ["u*"] + [f"v{k + 2}" for k in range(1, vecs.shape[2])]
+        n = vecs.shape[2]
+        names = (["u*"] + [f"v{k + 1}" for k in range(1, n)]) if seg.method == "csp" \
+            else [f"e{k + 2}" for k in range(n)]
         for k, (it, vb, lbl) in enumerate(zip(self.items, self.boxes, self.labels)):
             if k < vecs.shape[2]:
                 it.setImage(render.diverging(vecs[..., k]), levels=(0, 255))
