@@ -4,7 +4,7 @@ The rule (documented in the README):
 
 * A link ``(r1, c1, r2, c2, w)`` joins the node of pixel (r1, c1) to the node of (r2, c2)
   with weight ``w``. With ``stroke_radius > 0`` each endpoint also stands for the nodes
-  whose centre is within ``stroke_radius`` pixels and whose mean colour is within
+  whose centre is within ``stroke_radius`` times the image diagonal and whose mean colour is within
   ``sigma_intensity`` of the endpoint node (its neighbourhood); the link then joins every
   node of one end to every node of the other (at most 8 per end, nearest first).
 * A must-link whose ends fall in one node is already satisfied and dropped. A cannot-link
@@ -16,6 +16,10 @@ The rule (documented in the README):
   chain through each label's nodes is kept (so must-link closure is intact), and the rest
   are drawn at random (``random_state``).
 * Duplicate pairs keep their largest weight.
+* Cannot-link pairs remember their *group*: the stroke they came from, or the pair of block
+  labels. gp-propagation's Algorithm B enforces each group separately (one stroke is one
+  constraint between two neighbourhoods); pairs given directly (the estimator) are each their
+  own group, which is the paper's Algorithm B.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from .constraints import Constraints
 from .errors import ContradictoryConstraintsWarning
 from .representation import Representation
 
-MAX_PER_END = 8
+MAX_PER_END = 64
 
 
 @dataclass
@@ -58,6 +62,11 @@ class NodeConstraints:
     link_cannot: np.ndarray
     labels: np.ndarray
     contradictions: list = field(default_factory=list)
+    cannot_group: np.ndarray | None = None
+
+    def __post_init__(self):
+        if self.cannot_group is None:
+            self.cannot_group = np.arange(len(self.cannot))
 
     @property
     def n_labels(self) -> int:
@@ -87,18 +96,20 @@ def _pairs(p) -> np.ndarray:
     return a
 
 
-def _dedupe(pairs: np.ndarray, w: np.ndarray):
+def _dedupe(pairs: np.ndarray, w: np.ndarray, groups: np.ndarray | None = None):
+    """Sort each pair, drop self-pairs and duplicates (largest weight, first group kept)."""
     if len(pairs) == 0:
-        return np.zeros((0, 2), np.int64), np.zeros(0)
+        return (np.zeros((0, 2), np.int64), np.zeros(0)) + ((np.zeros(0, np.int64),) if groups is not None else ())
     p = np.sort(pairs, axis=1)
     keep = p[:, 0] != p[:, 1]
     p, w = p[keep], w[keep]
-    if len(p) == 0:
-        return np.zeros((0, 2), np.int64), np.zeros(0)
-    uniq, inv = np.unique(p, axis=0, return_inverse=True)
+    g = groups[keep] if groups is not None else None
+    uniq, first, inv = np.unique(p, axis=0, return_index=True, return_inverse=True)
     ww = np.zeros(len(uniq))
     np.maximum.at(ww, inv.ravel(), w)
-    return uniq.astype(np.int64), ww
+    if groups is None:
+        return uniq.astype(np.int64), ww
+    return uniq.astype(np.int64), ww, g[first]
 
 
 def components(n: int, must: np.ndarray) -> np.ndarray:
@@ -135,14 +146,15 @@ def map_constraints(constraints: Constraints | None, rep: Representation, *, str
     """Map pixel constraints onto the nodes of ``rep`` (see the module docstring)."""
     n = rep.n_nodes
     rng = rng if rng is not None else np.random.RandomState(0)
+    radius_px = stroke_radius * float(np.hypot(*rep.shape))
     notes: list[str] = []
-    must, must_w, cannot, cannot_w = [], [], [], []
+    must, must_w, cannot, cannot_w, cgroup = [], [], [], [], []
     if constraints is not None:
         for kind, links, out, wout in (("must-link", constraints.must_link, must, must_w),
                                        ("cannot-link", constraints.cannot_link, cannot, cannot_w)):
             for i, (r1, c1, r2, c2, w) in enumerate(links):
-                A = _end_nodes(rep, r1, c1, stroke_radius, sigma_intensity)
-                B = _end_nodes(rep, r2, c2, stroke_radius, sigma_intensity)
+                A = _end_nodes(rep, r1, c1, radius_px, sigma_intensity)
+                B = _end_nodes(rep, r2, c2, radius_px, sigma_intensity)
                 a0, b0 = rep.node_of_pixel[r1, c1], rep.node_of_pixel[r2, c2]
                 if a0 == b0:
                     if kind == "cannot-link":
@@ -156,6 +168,8 @@ def map_constraints(constraints: Constraints | None, rep: Representation, *, str
                 aa, bb = np.meshgrid(A, B, indexing="ij")
                 out.extend(zip(aa.ravel(), bb.ravel()))
                 wout.extend([w] * aa.size)
+                if kind == "cannot-link":
+                    cgroup.extend([i] * aa.size)
     n_link_m, n_link_c = len(must), len(cannot)
     labels = np.full(n, -1, np.int64)
     if constraints is not None and constraints.blocks:
@@ -177,11 +191,14 @@ def map_constraints(constraints: Constraints | None, rep: Representation, *, str
         must_w.extend([1.0] * len(bm))
         cannot.extend(map(tuple, bc))
         cannot_w.extend([1.0] * len(bc))
+        if len(bc):  # one group per pair of block labels
+            la, lb = np.sort(np.stack([labels[bc[:, 0]], labels[bc[:, 1]]], 1), axis=1).T
+            cgroup.extend((len(constraints.cannot_link) + la * (int(labels.max()) + 1) + lb).tolist())
     m, mw = _dedupe(_pairs(must), np.asarray(must_w, float))
-    c, cw = _dedupe(_pairs(cannot), np.asarray(cannot_w, float))
+    c, cw, cg = _dedupe(_pairs(cannot), np.asarray(cannot_w, float), np.asarray(cgroup, np.int64))
     link_m = _indices_of(m, _pairs(must[:n_link_m]))
     link_c = _indices_of(c, _pairs(cannot[:n_link_c]))
-    nc = NodeConstraints(n, m, mw, c, cw, link_m, link_c, labels)
+    nc = NodeConstraints(n, m, mw, c, cw, link_m, link_c, labels, cannot_group=cg)
     nc.contradictions = notes + chain_contradictions(n, m, c)
     return nc
 

@@ -35,10 +35,11 @@ REPRESENTATION_PARAMS = (
     ParamSpec("sigma_intensity", float, 0.08,
               "Gaussian affinity scale in intensity/colour (RGB or grey in [0, 1]).",
               low=0.0, high=10.0, low_open=True),
-    ParamSpec("stroke_radius", float, 0.0,
-              "An endpoint also stands for nodes whose centre lies within this many pixels "
-              "and whose colour is within sigma_intensity (0: the endpoint's own node only).",
-              low=0.0, high=200.0),
+    ParamSpec("stroke_radius", float, 0.1,
+              "An endpoint also stands for nodes whose centre lies within this fraction of the "
+              "image diagonal and whose colour is within sigma_intensity, at most 64 per end "
+              "(0: its own node only).",
+              low=0.0, high=1.0),
     ParamSpec("max_pairs", int, 400,
               "Most node pairs made from labelled blocks (chains kept, the rest subsampled).",
               low=1, high=100000),

@@ -80,11 +80,11 @@ def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int):
     beta : float or None
         ``None``: eq. 17.
     n_vectors : int
-        How many vectors to return (feasible first).
+        Most vectors to return (feasible only, cheapest first).
 
     Returns
     -------
-    dict with ``u`` (n, k) relaxed indicators ``D^-1/2 v`` (feasible first, by cost),
+    dict with ``u`` (n, k) relaxed indicators ``D^-1/2 v`` (feasible, by cost),
     ``cost`` (k,) ``v^T L_bar v / vol``, ``lam`` (k,) generalised eigenvalues, ``alpha`` (k,)
     ``v^T Q_bar v``, ``n_feasible``, ``beta``, ``lambda_max``, ``vol``.
 
@@ -98,7 +98,8 @@ def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int):
     ``mu = 1 / lambda``: an exact reformulation (no approximation) that ARPACK solves with a
     Cholesky factor of ``L_bar + z z^T``. Feasible = ``lambda > 0`` (Algorithm 1 line 9);
     each is scaled to ``v^T v = vol`` (eq. 11) and they are ranked by cost ``v^T L_bar v``
-    (line 10).
+    (line 10). Deviation for speed: only the ``n_vectors + 4`` feasible vectors of largest
+    ``mu`` are computed and ranked, not all of them (all of them when there are that few).
     """
     n = A.shape[0]
     d = A.sum(1)
@@ -154,7 +155,10 @@ def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int):
 
     Mmat = Lbar + np.outer(z, z)
     n_pos = int(np.sum(eig_T > c)) if Q is not None else n - 1
-    k = int(min(n - 1, max(n_vectors, min(n_pos, 40))))
+    # ARPACK is asked for the feasible vectors only (their count is known from the small Q_bar
+    # block, plus one for the inertia the trivial direction can shift): they are well
+    # separated from the cluster of mu <= 0, which ARPACK would otherwise crawl into.
+    k = int(min(n - 1, min(n_pos, n_vectors + 3) + 1))
     def dense():
         Bd = Bs(np.eye(n))
         mu, W = sl.eigh((Bd + Bd.T) / 2.0, Mmat)
@@ -192,8 +196,7 @@ def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int):
     tol = 1e-10 * max(1.0, float(np.abs(mu).max()))
     feasible = mu > tol
     lam = np.where(np.abs(mu) > tol, 1.0 / np.where(mu == 0, 1.0, mu), np.inf)
-    order = np.concatenate([np.flatnonzero(feasible)[np.argsort(cost[feasible], kind="stable")],
-                            np.flatnonzero(~feasible)])[:max(n_vectors, 1)]
+    order = np.flatnonzero(feasible)[np.argsort(cost[feasible], kind="stable")][:max(n_vectors, 1)]
     U = fix_signs(V[:, order] * isq[:, None])
     return {"u": U, "cost": cost[order] / vol, "lam": lam[order], "alpha": alpha[order],
             "n_feasible": int(feasible.sum()), "beta": float(beta), "lambda_max": lam_max,
@@ -220,9 +223,9 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, beta=None) ->
     Returns
     -------
     SpectralResult
-        ``embedding[:, 0]`` is the relaxed indicator ``u* = D^-1/2 v*``; the first
-        ``info['n_feasible']`` columns are feasible (``lambda > 0``), ordered by cut cost; any
-        further columns (shown so that at least 3 are displayed) are infeasible ones.
+        ``embedding[:, 0]`` is the relaxed indicator ``u* = D^-1/2 v*``; the columns are the
+        feasible vectors (``lambda > 0``) ordered by cut cost. With fewer than 3 feasible
+        vectors, :func:`core.segment` pads with zero columns (eigenvalue NaN).
         ``eigenvalues`` are the cut costs ``v^T L_bar v / vol`` (for ``Q_bar = I`` these are
         the normalised Laplacian's eigenvalues).
 
@@ -232,7 +235,9 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, beta=None) ->
     ``v != D^1/2 1``; with ``beta = -mu vol / lambda`` (eq. 14) the KKT conditions become
     the generalised eigenproblem ``L_bar v = lambda (Q_bar - beta/vol I) v`` (eq. 15),
     solved by Algorithm 1 (see :func:`solve_csp`). Two segments: the sign of ``u*``
-    (sec. 5.2). K segments: k-means on the top ``min(K, n_feasible)`` feasible vectors
+    (sec. 5.2). Eq. 3 drops ncut's ``D u ⟂ 1``, so ``u*`` carries a free constant part and with
+    must-links alone it can have one sign everywhere, where the sign gives no cut; only then
+    we split ``u*`` by 1-D 2-means (``info['split']`` says which rule was used). K segments: k-means on the top ``min(K, n_feasible)`` feasible vectors
     (sec. 4), rows normalised to unit length first as in NJW (the paper does not say; without
     it the vectors, concentrated on the constrained nodes, leave every other node at the
     origin and k-means degenerates). Without any constraint ``Q_bar = I`` (sec. 3.1), which is plain normalised
@@ -253,13 +258,18 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, beta=None) ->
         raise ConvergenceError("csp: no feasible eigenvector (all generalised eigenvalues are "
                                "non-positive); lower beta")
     U = sol["u"]
+    info = {}
     if n_clusters == 2:
         labels = (U[:, 0] > 0).astype(np.int64)
+        info["split"] = "sign"
+        if labels.min() == labels.max():  # one sign everywhere: the sign gives no cut
+            labels = kmeans_labels(U[:, :1], 2, rng)
+            info["split"] = "2-means"
     else:
         E = U[:, :min(n_clusters, nf)]
         E = E / np.maximum(np.linalg.norm(E, axis=1, keepdims=True), 1e-300)
         labels = kmeans_labels(E, n_clusters, rng)
-    info = {k: sol[k] for k in ("beta", "lambda_max", "n_feasible", "vol")}
+    info.update({k: sol[k] for k in ("beta", "lambda_max", "n_feasible", "vol")})
     info["constraint_satisfaction"] = float(sol["alpha"][0])
     return SpectralResult(labels, U, sol["cost"], None, info)
 

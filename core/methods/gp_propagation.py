@@ -53,20 +53,26 @@ def constraint_matrix(pairs_m, w_m, pairs_c, w_c, eps_m, eps_c):
 def propagate(K: np.ndarray, S: np.ndarray, Ms: np.ndarray) -> np.ndarray:
     """``K_bar = (K^-1 + M)^-1`` with ``M`` supported on nodes ``S`` (eq. 2).
 
-    Uses ``K_bar = K - K (I + M K)^-1 M K``, which with ``M = P Ms P^T`` is
-    ``K - K[:, S] (I + Ms K[S, S])^-1 Ms K[S, :]``: only an ``s x s`` system is solved, no
-    ``N x N`` inverse of ``K`` is ever formed.
+    Eq. 2's second form ``K - K (I + M K)^-1 M K`` needs only an ``s x s`` system. ``M`` is
+    positive semi-definite (each link adds ``(e_i -+ e_j)(e_i -+ e_j)^T / eps^2``), so with
+    ``Ms = V L V^T`` (its ``r`` positive eigenpairs) and ``U = P V`` the same matrix is the
+    Woodbury form ``K - K U (L^-1 + U^T K U)^-1 U^T K``, whose ``r x r`` matrix is symmetric
+    positive definite and well conditioned even for hard links (``eps = 1e-5``) between
+    near-identical nodes; it is solved by Cholesky. No ``N x N`` inverse is formed.
     """
     if len(S) == 0:
         return K.copy()
-    KS = K[:, S]
-    sys_ = np.eye(len(S)) + Ms @ K[np.ix_(S, S)]
+    lam, V = np.linalg.eigh((Ms + Ms.T) / 2.0)
+    keep = lam > lam.max() * 1e-12
+    lam, V = lam[keep], V[:, keep]
+    KU = K[:, S] @ V  # (n, r)
+    core_ = np.diag(1.0 / lam) + V.T @ KU[S]
     try:
-        G = sl.solve(sys_, Ms @ KS.T, check_finite=True)
+        G = sl.cho_solve(sl.cho_factor((core_ + core_.T) / 2.0), KU.T)
     except (sl.LinAlgError, ValueError) as e:
         raise ConvergenceError(f"gp-propagation: the constraint system is singular ({e}); "
                                "try larger epsilon_m / epsilon_c") from None
-    Kb = K - KS @ G
+    Kb = K - KU @ G
     return (Kb + Kb.T) / 2.0
 
 
@@ -80,15 +86,19 @@ def algorithm_b(K, nc, eps_m, eps_c) -> np.ndarray:
     """Algorithm B: must-links first, then each cannot-link separately; entry-wise minimum.
 
     ``K^m = (K^-1 + M^m)^-1``; ``K^{c,k} = ((K^m)^-1 + M^{c,k})^-1`` for each cannot-link
-    ``k``; ``A = max(0, min_k K^{c,k})`` (``A = max(0, K^m)`` without cannot-links).
+    ``k``; ``A = max(0, min_k K^{c,k})`` (``A = max(0, K^m)`` without cannot-links). On
+    images, ``k`` runs over strokes (``nc.cannot_group``): the node pairs of one stroke join
+    two neighbourhoods and are enforced together; for pairs given directly every pair is its
+    own group, exactly the paper's step 1b.
     """
     S, Ms = constraint_matrix(nc.must, nc.must_w, np.zeros((0, 2)), [], eps_m, eps_c)
     Km = propagate(K, S, Ms)
     if len(nc.cannot) == 0:
         return np.maximum(Km, 0.0)
     A = None
-    for (i, j), w in zip(nc.cannot, nc.cannot_w):
-        S, Ms = constraint_matrix(np.zeros((0, 2)), [], [(i, j)], [w], eps_m, eps_c)
+    for g in np.unique(nc.cannot_group):
+        sel = nc.cannot_group == g
+        S, Ms = constraint_matrix(np.zeros((0, 2)), [], nc.cannot[sel], nc.cannot_w[sel], eps_m, eps_c)
         Kc = propagate(Km, S, Ms)
         A = Kc if A is None else np.minimum(A, Kc, out=A)
     return np.maximum(A, 0.0)

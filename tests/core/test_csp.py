@@ -42,6 +42,25 @@ def test_fig2_node4_moves_towards_123_as_beta_grows():
     assert (u2[:4] > 0).all() and (u2[4:] < 0).all()
 
 
+def test_fig1_two_way_partition_is_the_labelling():
+    """fit() at beta = 2 vol splits Fig. 1 into {1,2,3,4} and {5,6}, as the node colouring asks
+    by the paper's sign split."""
+    res = csp.fit(A_FIG1, NC.from_pairs(6, labels=np.array([0, 0, 0, 0, 1, 1])), 2,
+                  np.random.RandomState(0), beta=2 * VOL)
+    assert len(set(res.labels[:4])) == 1 and res.labels[0] != res.labels[4] == res.labels[5]
+    assert res.info["split"] == "sign"
+
+
+def test_single_signed_u_star_is_split_by_two_means(rng):
+    """Must-links only can leave u* with one sign; then 2-means on u* still cuts."""
+    x = np.r_[rng.randn(15, 2), rng.randn(15, 2) + [5, 0]]
+    A = np.exp(-((x[:, None] - x[None]) ** 2).sum(-1) / 4)
+    res = csp.fit(A, NC.from_pairs(30, [(0, 1), (2, 3), (16, 17)]), 2, rng)
+    assert res.labels.min() == 0 and res.labels.max() == 1
+    if res.info["split"] == "2-means":
+        assert (res.embedding[:, 0] > 0).all() or (res.embedding[:, 0] < 0).all()
+
+
 def test_beta_at_or_above_lambda_max_vol_raises():
     """Algorithm 1, line 4: no feasible solution when beta >= lambda_max vol."""
     lim = 8.0 / 3.0 * VOL
