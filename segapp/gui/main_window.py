@@ -43,6 +43,8 @@ class MainWindow(QMainWindow):
         self.busy.setMaximumWidth(90)
         self.busy.hide()
         self.status = QLabel("")
+        self._err_timer = QTimer(self, singleShot=True, interval=6000)
+        self._err_timer.timeout.connect(lambda: self.statusBar().setStyleSheet(""))
         self.statusBar().addWidget(self.status, 1)
         self.statusBar().addPermanentWidget(self.busy)
         m = self.model
@@ -53,7 +55,7 @@ class MainWindow(QMainWindow):
         m.errorOccurred.connect(self._error)
         self.runner.finished.connect(lambda rid, seg: m.set_result(seg))
         self.runner.failed.connect(lambda rid, msg: self._error(msg))
-        self.runner.busyChanged.connect(self.busy.setVisible)
+        self.runner.busyChanged.connect(lambda busy: self.busy.setVisible(busy == 1))
         self.canvas.view.strokeDrawn.connect(self._on_stroke)
         self.canvas.view.clicked.connect(self._erase_at)
         self.resize(1200, 720)
@@ -204,7 +206,11 @@ class MainWindow(QMainWindow):
     def _error(self, msg):
         self.status.setText(f"⚠ {msg}")
         self.statusBar().setStyleSheet("color: #b00020")
-        QTimer.singleShot(6000, lambda: self.statusBar().setStyleSheet(""))
+        self._err_timer.start()
+
+    def closeEvent(self, ev):
+        self.runner.shutdown()
+        super().closeEvent(ev)
 
     # -- files ----------------------------------------------------------------------
     def open_dialog(self):

@@ -34,12 +34,12 @@ class SegmentRunner(QObject):
     -------
     finished(request_id, Segmentation) : the result of the newest request only
     failed(request_id, message)
-    busyChanged(bool)
+    busyChanged(int) : 1 when a job starts, 0 when the last one ends
     """
 
     finished = Signal(int, object)
     failed = Signal(int, str)
-    busyChanged = Signal(bool)
+    busyChanged = Signal(int)  # 1 busy, 0 idle
     _done = Signal(int, object, str)
 
     def __init__(self):
@@ -62,7 +62,7 @@ class SegmentRunner(QObject):
 
     def _start(self, rid, args):
         self.running = rid
-        self.busyChanged.emit(True)
+        self.busyChanged.emit(1)
         self.pool.start(_Job(self, rid, args))
 
     def _on_done(self, rid, seg, err):
@@ -71,7 +71,7 @@ class SegmentRunner(QObject):
             nxt, self.pending = self.pending, None
             self._start(*nxt)
         else:
-            self.busyChanged.emit(False)
+            self.busyChanged.emit(0)
         if rid != self.latest:
             return  # superseded: never shown
         if seg is None:
@@ -81,3 +81,9 @@ class SegmentRunner(QObject):
 
     def wait(self, ms=-1):
         return self.pool.waitForDone(ms)
+
+    def shutdown(self):
+        """Drop the waiting request and wait for the running job (on window close)."""
+        self.pending = None
+        self.latest += 1  # whatever finishes now is stale
+        self.pool.waitForDone()

@@ -1,0 +1,115 @@
+"""Drive the real window offscreen (pytest-qt), waiting on signals, never sleeping."""
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import core
+from segapp.gui.canvas import BLOCK, CANNOT, ERASE, MUST
+from tests.segapp.conftest import drag
+
+
+def _draw(qtbot, window, tool, r1, c1, r2, c2):
+    window.canvas.view.tool = tool
+    with qtbot.waitSignal(window.model.resultChanged, timeout=20000):
+        drag(window, r1, c1, r2, c2)
+
+
+def test_drags_create_constraints_at_the_right_pixels(qtbot, window):
+    _draw(qtbot, window, MUST, 40, 60, 40, 300)
+    _draw(qtbot, window, CANNOT, 150, 100, 160, 250)
+    window.block_label = 3
+    _draw(qtbot, window, BLOCK, 200, 20, 214, 39)
+    c = window.model.constraints
+    assert [l[:4] for l in c.must_link] == [(40, 60, 40, 300)]
+    assert [l[:4] for l in c.cannot_link] == [(150, 100, 160, 250)]
+    assert c.blocks == (core.Block(3, 200, 20, 215, 40),)
+
+
+def test_short_drag_is_ignored(qtbot, window):
+    window.canvas.view.tool = MUST
+    drag(window, 50, 50, 50, 51)
+    assert not window.model.constraints
+
+
+def test_result_arrives_and_overlay_changes(qtbot, window):
+    before = window.model.result.labels.copy()
+    overlay_before = window.canvas.overlay_item.image.copy()
+    window.method_box.setCurrentText("gp-propagation")
+    _draw(qtbot, window, CANNOT, 150, 100, 160, 250)
+    after = window.model.result
+    assert after.method == "gp-propagation"
+    assert not np.array_equal(before, after.labels)
+    assert not np.array_equal(overlay_before, window.canvas.overlay_item.image)
+    assert window.eigen.items[0].image is not None
+
+
+def test_undo_redo_restore_the_constraint_list(qtbot, window):
+    _draw(qtbot, window, MUST, 40, 60, 40, 300)
+    _draw(qtbot, window, CANNOT, 150, 100, 160, 250)
+    full = window.model.constraints
+    window.model.undo.undo()
+    assert len(window.model.constraints.cannot_link) == 0 and len(window.model.constraints.must_link) == 1
+    window.model.undo.redo()
+    assert window.model.constraints == full
+    window.model.clear()
+    assert not window.model.constraints
+    window.model.undo.undo()
+    assert window.model.constraints == full
+
+
+def test_erase_removes_the_clicked_stroke(qtbot, window):
+    _draw(qtbot, window, MUST, 40, 60, 40, 300)
+    window._erase_at(40.5, 180)
+    assert not window.model.constraints.must_link
+
+
+def test_export_writes_the_result_labels(qtbot, window, tmp_path):
+    _draw(qtbot, window, CANNOT, 150, 100, 160, 250)
+    out = tmp_path / "demo_labels.png"
+    window.export_mask(str(out))
+    assert np.array_equal(np.asarray(Image.open(out)), window.model.result.labels)
+
+
+def test_corrupt_image_keeps_image_and_constraints(qtbot, window, tmp_path):
+    _draw(qtbot, window, MUST, 40, 60, 40, 300)
+    bad = tmp_path / "broken.png"
+    bad.write_bytes(b"\x89PNG\r\n\x1a\nnot really")
+    image, cons, result = window.model.image, window.model.constraints, window.model.result
+    with qtbot.waitSignal(window.model.errorOccurred, timeout=5000) as sig:
+        assert not window.model.open_image(bad)
+    assert "broken.png" in sig.args[0] and "broken.png" in window.status.text()
+    assert window.model.image is image and window.model.constraints == cons
+    assert window.model.result is result
+
+
+def test_burst_of_strokes_ends_with_the_final_result(qtbot, window):
+    from PySide6.QtWidgets import QApplication
+
+    # strokes come faster than any hand: keep pyqtgraph from reading presses as double-clicks
+    QApplication.styleHints().setMouseDoubleClickInterval(1)
+    window.canvas.view.tool = MUST
+    shown = []
+    window.runner.finished.connect(lambda rid, seg: shown.append(rid))
+    for k in range(20):
+        drag(window, 20 + 4 * k, 30, 20 + 4 * k, 320)
+        QApplication.processEvents()  # one user action after another, as real input arrives
+    with qtbot.waitSignal(window.runner.busyChanged, timeout=60000, check_params_cb=lambda b: b == 0):
+        pass
+    final = window.model.constraints
+    assert len(final.must_link) == 20
+    assert shown and shown[-1] == window.runner.latest
+    assert all(a < b for a, b in zip(shown, shown[1:]))  # never an older result after a newer one
+    expected = core.segment(window.model.image, final, method="csp", n_segments=2)
+    assert np.array_equal(window.model.result.labels, expected.labels)
+
+
+@pytest.mark.parametrize("method", list(core.METHODS))
+def test_each_method_gives_a_result_on_the_demo(qtbot, window, method):
+    with qtbot.waitSignal(window.model.resultChanged, timeout=30000):
+        if method == window.model.method:
+            window.k_box.setValue(3)
+        else:
+            window.method_box.setCurrentText(method)
+    assert window.model.result.method == method
+    assert window.model.result.labels.shape == window.model.image.shape[:2]
