@@ -17,12 +17,30 @@ def run(args) -> int:
 
     from segapp.gui.main_window import MainWindow
 
+    from PySide6.QtWidgets import QMessageBox
+
+    from segapp.gui import persistence
+
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setOrganizationName("segapp")
+    app.setApplicationName("segapp")
     win = MainWindow()
+    crashed = None if (args.screenshot or args.image) else persistence.crashed_session()
+    if crashed and QMessageBox.question(
+            win, "Restore session?", f"segapp did not close cleanly. Restore the session on "
+            f"{crashed['image']} with its {len(crashed['constraints'].get('must_link', [])) + len(crashed['constraints'].get('cannot_link', []))} "
+            "links and its blocks?") == QMessageBox.Yes:
+        if persistence.restore(win.model, crashed):
+            win.method_box.setCurrentText(win.model.method)
+            win.k_box.setValue(win.model.n_segments)
+            win.show()
+            return app.exec()
     path = args.image or str(DEMO_IMAGE)
     if not win.model.open_image(path):
         print(f"segapp: error: cannot open {path}", file=sys.stderr)
         return 2
+    if args.berkeley:
+        win.open_berkeley(args.berkeley)
     if args.method:
         if args.method not in core.METHODS:
             raise core.ParameterError(f"unknown method {args.method!r}; valid methods: {', '.join(core.METHODS)}")

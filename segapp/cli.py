@@ -111,6 +111,7 @@ def _gui_parser() -> argparse.ArgumentParser:
     p.add_argument("--constraints", help="constraint JSON file to load")
     p.add_argument("--method", help="method to select")
     p.add_argument("--segments", type=int, help="number of segments")
+    p.add_argument("--berkeley", metavar="FOLDER", help="open a BSDS500-layout folder in the browser")
     p.add_argument("--screenshot", metavar="OUT.png",
                    help="open, segment, save a picture of the window and exit (works offscreen)")
     return p

@@ -153,7 +153,9 @@ def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int):
         y = y - z[:, None] * (z @ y)
         return y - Pbz[:, None] * ((Pbz @ x) / zBz)
 
-    Mmat = Lbar + np.outer(z, z)
+    # A 1e-10 ridge keeps the pencil definite when the graph is disconnected (L_bar then has
+    # more than one null vector); it moves the feasible vectors by ~1e-10.
+    Mmat = Lbar + np.outer(z, z) + 1e-10 * np.eye(n)
     n_pos = int(np.sum(eig_T > c)) if Q is not None else n - 1
     # ARPACK is asked for the feasible vectors only (their count is known from the small Q_bar
     # block, plus one for the inertia the trivial direction can shift): they are well

@@ -14,6 +14,8 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QGroupBox, Q
 import core
 from core import render
 
+from . import persistence
+from .berkeley import BerkeleyBrowser
 from .canvas import BLOCK, CANNOT, ERASE, MUST, Canvas
 from .eigen_view import EigenView
 from .param_form import ParamForm
@@ -58,7 +60,18 @@ class MainWindow(QMainWindow):
         self.runner.busyChanged.connect(lambda busy: self.busy.setVisible(busy == 1))
         self.canvas.view.strokeDrawn.connect(self._on_stroke)
         self.canvas.view.clicked.connect(self._erase_at)
+        self.berkeley = BerkeleyBrowser(self)
+        self.addDockWidget(Qt.LeftDockWidgetArea, self.berkeley)
+        self.berkeley.hide()
+        self.berkeley.imageChosen.connect(self._open_bsds_item)
+        self.berkeley.groundTruthChanged.connect(self._on_ground_truth)
+        m.constraintsChanged.connect(self._autosave)
+        m.settingsChanged.connect(self._autosave)
+        self.setAcceptDrops(True)
         self.resize(1200, 720)
+        geo = persistence.settings().value("geometry")
+        if geo is not None:
+            self.restoreGeometry(geo)
 
     # -- construction ---------------------------------------------------------------
     def _build_side(self):
@@ -130,7 +143,13 @@ class MainWindow(QMainWindow):
         fm.addAction(QAction("Open image…", self, shortcut=QKeySequence.Open, triggered=self.open_dialog))
         fm.addAction(QAction("Load constraints…", self, triggered=self.load_constraints))
         fm.addAction(QAction("Save constraints…", self, shortcut=QKeySequence.Save, triggered=self.save_constraints))
+        fm.addAction(QAction("Open Berkeley folder…", self, triggered=self.open_berkeley_dialog))
+        self.recent_menu = fm.addMenu("Open recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        fm.addSeparator()
         fm.addAction(QAction("Export label mask…", self, shortcut=QKeySequence("Ctrl+E"), triggered=self.export_mask))
+        fm.addAction(QAction("Export colour overlay…", self, triggered=self.export_overlay))
+        fm.addAction(QAction("Export eigenvectors…", self, triggered=self.export_eigenvectors))
         em = self.menuBar().addMenu("&Edit")
         em.addAction(undo)
         em.addAction(redo)
@@ -156,7 +175,10 @@ class MainWindow(QMainWindow):
 
     def _on_image(self):
         self.canvas.set_image(self.model.image)
+        self.canvas.gt_item.clear()
         self.setWindowTitle(f"segapp — {self.model.path.name}")
+        persistence.add_recent(self.model.path)
+        persistence.settings().setValue("last_folder", str(self.model.path.parent))
         self.resegment()
 
     def _on_constraints(self):
@@ -198,10 +220,20 @@ class MainWindow(QMainWindow):
         self.canvas.set_labels(seg.labels)
         self.eigen.set_result(seg)
         c = self.model.constraints
-        warn = f"  ⚠ {seg.warnings[0]}" if seg.warnings else ""
+        warn = ""
+        if seg.warnings:
+            more = f" (+{len(seg.warnings) - 1} more)" if len(seg.warnings) > 1 else ""
+            warn = f"  ⚠ {seg.warnings[0]}{more}"
+        self.status.setToolTip("\n".join(seg.warnings))
+        gt = self.berkeley.current()
+        ari = ""
+        if gt is not None and gt.shape == seg.labels.shape:
+            from core.metrics import adjusted_rand
+
+            ari = f" · ARI {adjusted_rand(gt, seg.labels):.3f} vs annotator {self.berkeley.annotator.value()}"
         self.status.setText(f"{seg.method} · {seg.n_nodes} nodes · {seg.seconds * 1000:.0f} ms · "
                             f"{len(c.must_link)} must-link, {len(c.cannot_link)} cannot-link, "
-                            f"{len(c.blocks)} blocks{warn}")
+                            f"{len(c.blocks)} blocks{ari}{warn}")
 
     def _error(self, msg):
         self.status.setText(f"⚠ {msg}")
@@ -210,11 +242,81 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, ev):
         self.runner.shutdown()
+        persistence.save_session(self.model, clean=True)
+        st = persistence.settings()
+        st.setValue("geometry", self.saveGeometry())
+        st.setValue("method", self.model.method)
+        st.setValue("params", dict(self.model.params))
         super().closeEvent(ev)
+
+    def _autosave(self):
+        persistence.save_session(self.model, clean=False)
+
+    # -- Berkeley ---------------------------------------------------------------------
+    def open_berkeley_dialog(self):
+        d = QFileDialog.getExistingDirectory(self, "Open Berkeley folder",
+                                             persistence.settings().value("last_folder", ""))
+        if d:
+            self.open_berkeley(d)
+
+    def open_berkeley(self, root) -> bool:
+        try:
+            self.berkeley.open_folder(root)
+        except core.SegappError as e:
+            self._error(str(e))
+            return False
+        return True
+
+    def _open_bsds_item(self, item):
+        from core import bsds
+
+        if not self.model.open_image(item.image):
+            return
+        segs = []
+        if item.ground_truth is not None:
+            try:
+                segs = bsds.load_ground_truth(item.ground_truth)
+            except core.SegappError as e:
+                self._error(str(e))
+        self.berkeley.set_ground_truth(segs)
+
+    def _on_ground_truth(self):
+        gt = self.berkeley.current()
+        if gt is None or not self.berkeley.show_gt.isChecked() or self.model.image is None \
+                or gt.shape != self.model.image.shape[:2]:
+            self.canvas.gt_item.clear()
+        else:
+            from skimage.segmentation import find_boundaries
+
+            b = find_boundaries(gt, mode="inner")
+            rgba = np.zeros(gt.shape + (4,), np.uint8)
+            rgba[b] = (255, 255, 0, 255)
+            self.canvas.gt_item.setImage(rgba, levels=(0, 255))
+        if self.model.result is not None:
+            self._on_result(self.model.result)
+
+    # -- drag and drop, recent ------------------------------------------------------
+    def dragEnterEvent(self, ev):
+        if ev.mimeData().hasUrls():
+            ev.acceptProposedAction()
+
+    def dropEvent(self, ev):
+        urls = [u.toLocalFile() for u in ev.mimeData().urls() if u.isLocalFile()]
+        if urls:
+            self.model.open_image(urls[0])
+            ev.acceptProposedAction()
+
+    def _fill_recent(self):
+        self.recent_menu.clear()
+        for p in persistence.recent():
+            self.recent_menu.addAction(Path(p).name, lambda p=p: self.model.open_image(p)).setToolTip(p)
+        if self.recent_menu.isEmpty():
+            self.recent_menu.addAction("(none)").setEnabled(False)
 
     # -- files ----------------------------------------------------------------------
     def open_dialog(self):
-        p, _ = QFileDialog.getOpenFileName(self, "Open image", "", "Images (*.png *.jpg *.jpeg *.tif *.tiff *.bmp)")
+        p, _ = QFileDialog.getOpenFileName(self, "Open image", persistence.settings().value("last_folder", ""),
+                                           "Images (*.png *.jpg *.jpeg *.tif *.tiff *.bmp)")
         if p:
             self.model.open_image(p)
 
@@ -234,17 +336,30 @@ class MainWindow(QMainWindow):
         if p:
             self.model.constraints.to_json(p)
 
-    def export_mask(self, path=None):
+    def _export(self, title, suffix, make, path=None):
         if self.model.result is None:
             return self._error("no segmentation to export yet")
         if not path:
-            path, _ = QFileDialog.getSaveFileName(self, "Export label mask", f"{self.model.path.stem}_labels.png",
-                                                  "PNG (*.png)")
+            start = str(Path(persistence.settings().value("last_folder", "")) / f"{self.model.path.stem}_{suffix}.png")
+            path, _ = QFileDialog.getSaveFileName(self, title, start, "PNG (*.png)")
         if path:
             try:
-                render.save_labels(path, self.model.result.labels)
+                make(path)
             except core.SegappError as e:
                 self._error(str(e))
+
+    def export_mask(self, path=None):
+        """8-bit PNG of label indices, default name ``<stem>_labels.png`` (atomic write)."""
+        self._export("Export label mask", "labels", lambda p: render.save_labels(p, self.model.result.labels), path)
+
+    def export_overlay(self, path=None):
+        self._export("Export colour overlay", "overlay", lambda p: render.save_png(
+            p, render.overlay(self.model.image, self.model.result.labels, self.canvas.opacity,
+                              self.canvas.boundaries_only)), path)
+
+    def export_eigenvectors(self, path=None):
+        self._export("Export eigenvectors", "eigenvectors", lambda p: render.save_png(
+            p, render.eigenvector_strip(self.model.result.eigenvectors)), path)
 
 
 def _seg_dist(r, c, r1, c1, r2, c2):

@@ -113,3 +113,38 @@ def test_each_method_gives_a_result_on_the_demo(qtbot, window, method):
             window.method_box.setCurrentText(method)
     assert window.model.result.method == method
     assert window.model.result.labels.shape == window.model.image.shape[:2]
+
+
+def test_berkeley_browser_opens_a_bsds_folder(qtbot, window, tmp_path):
+    from tests.core.test_bsds_metrics import make_bsds
+
+    root = make_bsds(tmp_path / "bsds", n=3, h=40, w=60)
+    with qtbot.waitSignal(window.berkeley.thumbnailsDone, timeout=20000):
+        assert window.open_berkeley(root)
+    assert window.berkeley.list.count() == 3
+    assert not window.berkeley.list.item(0).icon().isNull()
+    with qtbot.waitSignal(window.model.resultChanged, timeout=20000):
+        window.berkeley.list.itemClicked.emit(window.berkeley.list.item(1))
+    assert window.model.path.name == "101.jpg"
+    assert window.berkeley.annotator.maximum() == 2
+    window.berkeley.show_gt.setChecked(True)
+    assert window.canvas.gt_item.image is not None and window.canvas.gt_item.image[..., 3].any()
+    assert "ARI" in window.status.text()
+    assert not window.open_berkeley(tmp_path / "nothing-here")
+    assert "not a BSDS500 folder" in window.status.text()
+
+
+def test_exports_and_autosave(qtbot, window, tmp_path):
+    import json
+
+    from segapp.gui import persistence
+
+    _draw(qtbot, window, CANNOT, 150, 100, 160, 250)
+    window.export_overlay(str(tmp_path / "o.png"))
+    window.export_eigenvectors(str(tmp_path / "e.png"))
+    assert Image.open(tmp_path / "o.png").size == (360, 240)
+    assert Image.open(tmp_path / "e.png").size[1] == 240
+    data = json.loads(persistence.session_file().read_text())
+    assert data["clean"] is False and data["constraints"]["cannot_link"] == [[150, 100, 160, 250]]
+    assert persistence.crashed_session() is not None  # as if the app had died here
+    assert str(window.model.path) in persistence.recent()

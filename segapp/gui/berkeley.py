@@ -1,0 +1,112 @@
+"""File → Open Berkeley folder…: images with thumbnails, a human ground truth as outline."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QObject, QRunnable, QSize, Qt, QThreadPool, Signal
+from PySide6.QtGui import QIcon, QImage, QPixmap
+from PySide6.QtWidgets import (QCheckBox, QDockWidget, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
+                               QSpinBox, QVBoxLayout, QWidget)
+
+from core import bsds
+
+THUMB = 96
+
+
+class _Thumbs(QRunnable):
+    """Decode and shrink the images off the GUI thread (QImage is thread-safe, QPixmap not)."""
+
+    def __init__(self, items, sink):
+        super().__init__()
+        self.items, self.sink = items, sink
+
+    def run(self):
+        from PIL import Image
+
+        for k, it in enumerate(self.items):
+            try:
+                with Image.open(it.image) as im:
+                    im = im.convert("RGB")
+                    im.thumbnail((THUMB, THUMB))
+                    a = np.ascontiguousarray(np.asarray(im))
+                qimg = QImage(a.data, a.shape[1], a.shape[0], 3 * a.shape[1], QImage.Format_RGB888).copy()
+            except Exception:  # noqa: BLE001 - an unreadable file just has no thumbnail
+                continue
+            self.sink.ready.emit(k, qimg)
+        self.sink.done.emit()
+
+
+class _Sink(QObject):
+    ready = Signal(int, QImage)
+    done = Signal()
+
+
+class BerkeleyBrowser(QDockWidget):
+    """Lists a BSDS500 folder; emits ``imageChosen(item)``; holds the ground-truth choice."""
+
+    imageChosen = Signal(object)
+    groundTruthChanged = Signal()
+    thumbnailsDone = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__("Berkeley images", parent)
+        w = QWidget()
+        lay = QVBoxLayout(w)
+        self.list = QListWidget()
+        self.list.setViewMode(QListWidget.IconMode)
+        self.list.setIconSize(QSize(THUMB, THUMB))
+        self.list.setResizeMode(QListWidget.Adjust)
+        self.list.itemActivated.connect(self._chosen)
+        self.list.itemClicked.connect(self._chosen)
+        lay.addWidget(self.list)
+        row = QHBoxLayout()
+        self.show_gt = QCheckBox("show ground truth")
+        self.show_gt.toggled.connect(lambda _: self.groundTruthChanged.emit())
+        self.annotator = QSpinBox()
+        self.annotator.setPrefix("annotator ")
+        self.annotator.valueChanged.connect(lambda _: self.groundTruthChanged.emit())
+        row.addWidget(self.show_gt)
+        row.addWidget(self.annotator)
+        lay.addLayout(row)
+        self.info = QLabel("")
+        lay.addWidget(self.info)
+        self.setWidget(w)
+        self.items: list[bsds.BsdsItem] = []
+        self.ground_truth: list[np.ndarray] = []
+        self._sink = _Sink()
+        self._sink.ready.connect(self._thumb)
+        self._sink.done.connect(self.thumbnailsDone)
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(1)
+
+    def open_folder(self, root) -> None:
+        """Raises :class:`core.bsds.DatasetError` for a folder that is not in the layout."""
+        self.items = bsds.find_images(root)
+        self.list.clear()
+        for it in self.items:
+            li = QListWidgetItem(f"{it.id}")
+            li.setToolTip(f"{it.split}/{it.id}" + ("" if it.ground_truth else " (no ground truth)"))
+            self.list.addItem(li)
+        self.info.setText(f"{len(self.items)} images in {root}")
+        self.pool.start(_Thumbs(self.items, self._sink))
+        self.show()
+
+    def _thumb(self, k, qimg):
+        if k < self.list.count():
+            self.list.item(k).setIcon(QIcon(QPixmap.fromImage(qimg)))
+
+    def _chosen(self, li):
+        self.imageChosen.emit(self.items[self.list.row(li)])
+
+    def set_ground_truth(self, segs):
+        self.ground_truth = segs
+        self.annotator.setRange(1, max(1, len(segs)))
+        self.annotator.setToolTip(f"{len(segs)} human segmentations; segments per annotator: "
+                                  + ", ".join(str(int(s.max()) + 1) for s in segs))
+        self.groundTruthChanged.emit()
+
+    def current(self):
+        """The chosen annotator's segmentation, or None."""
+        if not self.ground_truth:
+            return None
+        return self.ground_truth[min(self.annotator.value(), len(self.ground_truth)) - 1]
