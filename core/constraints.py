@@ -267,12 +267,14 @@ class Constraints:
         return out
 
 
-def atomic_write_text(path: str | os.PathLike, text: str) -> None:
+def atomic_write_text(path: str | os.PathLike, text: str, durable: bool = True) -> None:
     """Write ``text`` to ``path`` through a temporary file and a rename."""
-    atomic_write_bytes(path, text.encode("utf-8"))
+    atomic_write_bytes(path, text.encode("utf-8"), durable)
 
 
-def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
+def atomic_write_bytes(path: str | os.PathLike, data: bytes, durable: bool = True) -> None:
+    """Write through a temporary file and a rename; ``durable`` also fsyncs (skip it for
+    frequent autosaves: the rename alone keeps the file whole if the app crashes)."""
     import tempfile
 
     path = Path(path)
@@ -281,7 +283,8 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         try:

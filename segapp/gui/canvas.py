@@ -88,23 +88,29 @@ class Canvas(pg.GraphicsLayoutWidget):
         self._labels = None
         self.view.autoRange(padding=0.01)
 
-    def set_labels(self, labels):
+    def set_labels(self, labels, display=None):
+        """Show a segmentation; ``display`` holds colours and boundaries made by the worker."""
         self._labels = labels
+        if display is None:
+            from skimage.segmentation import find_boundaries
+
+            display = {"colors": render.palette(int(labels.max()) + 1)[labels],
+                       "boundaries": find_boundaries(labels, mode="inner")}
+        self._display = display
+        h, w = labels.shape
+        self._rgba = np.empty((h, w, 4), np.uint8)
+        self._rgba[..., :3] = display["colors"]
         self.refresh_overlay()
 
     def refresh_overlay(self):
         if self._labels is None or self._image is None:
             self.overlay_item.clear()
             return
-        cols = render.palette(int(self._labels.max()) + 1)[self._labels]
         if self.boundaries_only:
-            from skimage.segmentation import find_boundaries
-
-            alpha = np.where(find_boundaries(self._labels, mode="inner"), 255, 0)
+            self._rgba[..., 3] = self._display["boundaries"] * np.uint8(255)
         else:
-            alpha = np.full(self._labels.shape, int(self.opacity * 255))
-        rgba = np.dstack([cols, alpha]).astype(np.uint8)
-        self.overlay_item.setImage(rgba, levels=(0, 255))
+            self._rgba[..., 3] = int(self.opacity * 255)
+        self.overlay_item.setImage(self._rgba, levels=(0, 255))
 
     def set_constraints(self, cons):
         for it in self._items:

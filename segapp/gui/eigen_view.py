@@ -41,7 +41,8 @@ class EigenView(QWidget):
             else [f"e{k + 2}" for k in range(n)]
         for k, (it, vb, lbl) in enumerate(zip(self.items, self.boxes, self.labels)):
             if k < vecs.shape[2]:
-                it.setImage(render.diverging(vecs[..., k]), levels=(0, 255))
+                shown = getattr(seg, "display", {}).get("eigen_rgb", [])
+                it.setImage(shown[k] if k < len(shown) else render.diverging(vecs[..., k]), levels=(0, 255))
                 vb.autoRange(padding=0)
                 ev = seg.eigenvalues[k]
                 lbl.setText(f"{names[k]}  λ={ev:.3g}" if np.isfinite(ev) else names[k])

@@ -65,8 +65,10 @@ class MainWindow(QMainWindow):
         self.berkeley.hide()
         self.berkeley.imageChosen.connect(self._open_bsds_item)
         self.berkeley.groundTruthChanged.connect(self._on_ground_truth)
-        m.constraintsChanged.connect(self._autosave)
-        m.settingsChanged.connect(self._autosave)
+        self._autosave_timer = QTimer(self, singleShot=True, interval=300)
+        self._autosave_timer.timeout.connect(lambda: persistence.save_session(self.model, clean=False))
+        m.constraintsChanged.connect(self._autosave_timer.start)
+        m.settingsChanged.connect(self._autosave_timer.start)
         self.setAcceptDrops(True)
         self.resize(1200, 720)
         geo = persistence.settings().value("geometry")
@@ -81,7 +83,7 @@ class MainWindow(QMainWindow):
         f = QFormLayout(box)
         self.method_box = QComboBox()
         self.method_box.addItems(list(core.METHODS))
-        self.method_box.setCurrentText("csp")
+        self.method_box.setCurrentText(self.model.method)
         self.method_box.currentTextChanged.connect(self._on_method)
         self.k_box = QSpinBox()
         self.k_box.setRange(2, 16)
@@ -111,7 +113,7 @@ class MainWindow(QMainWindow):
         of.addRow(self.bound)
         lay.addWidget(obox)
         lay.addWidget(self.eigen, 1)
-        self._on_method("csp")
+        self._on_method(self.model.method)
 
     def _build_actions(self):
         tb = QToolBar("Tools")
@@ -217,7 +219,7 @@ class MainWindow(QMainWindow):
         self.runner.request(m.image, m.constraints, m.method, m.n_segments, m.params)
 
     def _on_result(self, seg):
-        self.canvas.set_labels(seg.labels)
+        self.canvas.set_labels(seg.labels, getattr(seg, "display", None))
         self.eigen.set_result(seg)
         c = self.model.constraints
         warn = ""
@@ -228,9 +230,13 @@ class MainWindow(QMainWindow):
         gt = self.berkeley.current()
         ari = ""
         if gt is not None and gt.shape == seg.labels.shape:
-            from core.metrics import adjusted_rand
+            value = getattr(seg, "display", {}).get("ari")
+            if value is None:  # annotator changed after this result: score it once here
+                from core.metrics import adjusted_rand
 
-            ari = f" · ARI {adjusted_rand(gt, seg.labels):.3f} vs annotator {self.berkeley.annotator.value()}"
+                value = adjusted_rand(gt, seg.labels)
+                seg.display["ari"] = value
+            ari = f" · ARI {value:.3f} vs annotator {self.berkeley.annotator.value()}"
         self.status.setText(f"{seg.method} · {seg.n_nodes} nodes · {seg.seconds * 1000:.0f} ms · "
                             f"{len(c.must_link)} must-link, {len(c.cannot_link)} cannot-link, "
                             f"{len(c.blocks)} blocks{ari}{warn}")
@@ -241,6 +247,7 @@ class MainWindow(QMainWindow):
         self._err_timer.start()
 
     def closeEvent(self, ev):
+        self._autosave_timer.stop()
         self.runner.shutdown()
         persistence.save_session(self.model, clean=True)
         st = persistence.settings()
@@ -248,9 +255,6 @@ class MainWindow(QMainWindow):
         st.setValue("method", self.model.method)
         st.setValue("params", dict(self.model.params))
         super().closeEvent(ev)
-
-    def _autosave(self):
-        persistence.save_session(self.model, clean=False)
 
     # -- Berkeley ---------------------------------------------------------------------
     def open_berkeley_dialog(self):
@@ -282,6 +286,9 @@ class MainWindow(QMainWindow):
 
     def _on_ground_truth(self):
         gt = self.berkeley.current()
+        self.runner.ground_truth = gt
+        if self.model.result is not None and hasattr(self.model.result, "display"):
+            self.model.result.display.pop("ari", None)
         if gt is None or not self.berkeley.show_gt.isChecked() or self.model.image is None \
                 or gt.shape != self.model.image.shape[:2]:
             self.canvas.gt_item.clear()

@@ -34,7 +34,7 @@ def save_session(model, clean: bool) -> None:
     data = {"clean": clean, "image": str(model.path), "constraints": model.constraints.to_dict(),
             "method": model.method, "n_segments": model.n_segments, "params": model.params}
     try:
-        atomic_write_text(session_file(), json.dumps(data))
+        atomic_write_text(session_file(), json.dumps(data), durable=clean)
     except OSError:
         pass  # autosave must never disturb the user's work
 

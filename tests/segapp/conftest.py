@@ -12,6 +12,18 @@ from PySide6.QtGui import QMouseEvent  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def _every_mouse_move_counts():
+    """Synthetic moves arrive back to back; pyqtgraph drops moves faster than 100/s
+    (``mouseRateLimit``), which could swallow a whole injected stroke."""
+    import pyqtgraph as pg
+
+    old = pg.getConfigOption("mouseRateLimit")
+    pg.setConfigOption("mouseRateLimit", 0)
+    yield
+    pg.setConfigOption("mouseRateLimit", old)
+
+
 @pytest.fixture
 def window(qtbot):
     from segapp.gui.main_window import MainWindow

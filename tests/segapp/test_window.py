@@ -35,10 +35,10 @@ def test_short_drag_is_ignored(qtbot, window):
 def test_result_arrives_and_overlay_changes(qtbot, window):
     before = window.model.result.labels.copy()
     overlay_before = window.canvas.overlay_item.image.copy()
-    window.method_box.setCurrentText("gp-propagation")
+    window.method_box.setCurrentText("e2cp")
     _draw(qtbot, window, CANNOT, 150, 100, 160, 250)
     after = window.model.result
-    assert after.method == "gp-propagation"
+    assert after.method == "e2cp"
     assert not np.array_equal(before, after.labels)
     assert not np.array_equal(overlay_before, window.canvas.overlay_item.image)
     assert window.eigen.items[0].image is not None
@@ -100,7 +100,7 @@ def test_burst_of_strokes_ends_with_the_final_result(qtbot, window):
     assert len(final.must_link) == 20
     assert shown and shown[-1] == window.runner.latest
     assert all(a < b for a, b in zip(shown, shown[1:]))  # never an older result after a newer one
-    expected = core.segment(window.model.image, final, method="csp", n_segments=2)
+    expected = core.segment(window.model.image, final, method=window.model.method, n_segments=2)
     assert np.array_equal(window.model.result.labels, expected.labels)
 
 
@@ -140,6 +140,13 @@ def test_exports_and_autosave(qtbot, window, tmp_path):
     from segapp.gui import persistence
 
     _draw(qtbot, window, CANNOT, 150, 100, 160, 250)
+    def saved():
+        try:
+            return json.loads(persistence.session_file().read_text())["constraints"]["cannot_link"]
+        except (OSError, ValueError, KeyError):
+            return None
+
+    qtbot.waitUntil(lambda: saved() == [[150, 100, 160, 250]], timeout=5000)  # debounced autosave
     window.export_overlay(str(tmp_path / "o.png"))
     window.export_eigenvectors(str(tmp_path / "e.png"))
     assert Image.open(tmp_path / "o.png").size == (360, 240)
