@@ -28,6 +28,10 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.setWindowTitle("segapp")
         self.model = SessionModel()
+        st = persistence.settings()
+        if st.value("method") in core.METHODS:  # last method and parameters (QSettings)
+            self.model.method = st.value("method")
+            self.model.params = dict(st.value("params", {}) or {})
         self.runner = SegmentRunner()
         self.block_label = 1
         self.canvas = Canvas()
@@ -97,7 +101,7 @@ class MainWindow(QMainWindow):
         lay.addWidget(pbox)
         rbox = QGroupBox("Working representation")
         self.rep_form = ParamForm()
-        self.rep_form.set_specs(core.REPRESENTATION_PARAMS, "segapp working representation")
+        self.rep_form.set_specs(core.REPRESENTATION_PARAMS, "segapp working representation", self.model.params)
         self.rep_form.changed.connect(self.model.set_param)
         QVBoxLayout(rbox).addWidget(self.rep_form)
         lay.addWidget(rbox)
@@ -164,8 +168,8 @@ class MainWindow(QMainWindow):
 
     def _on_method(self, name):
         spec = core.METHODS[name]
-        self.params.set_specs(spec.params, f"{spec.reference}")
         self.model.set_method(name)
+        self.params.set_specs(spec.params, f"{spec.reference}", self.model.params)
 
     def _on_opacity(self, v):
         self.canvas.opacity = v / 100
@@ -245,6 +249,16 @@ class MainWindow(QMainWindow):
         self.status.setText(f"⚠ {msg}")
         self.statusBar().setStyleSheet("color: #b00020")
         self._err_timer.start()
+
+    def keyPressEvent(self, ev):
+        if ev.key() == Qt.Key_Space and not ev.isAutoRepeat():
+            self.canvas.view.space_down = True  # Space + drag pans
+        super().keyPressEvent(ev)
+
+    def keyReleaseEvent(self, ev):
+        if ev.key() == Qt.Key_Space and not ev.isAutoRepeat():
+            self.canvas.view.space_down = False
+        super().keyReleaseEvent(ev)
 
     def closeEvent(self, ev):
         self._autosave_timer.stop()

@@ -13,15 +13,24 @@ class ParamForm(QWidget):
         super().__init__()
         self.form = QFormLayout(self)
 
-    def set_specs(self, specs, reference: str):
+    def set_specs(self, specs, reference: str, values: dict | None = None):
+        """One editor per spec, showing ``values[name]`` where given, else the default."""
         while self.form.rowCount():
             self.form.removeRow(0)
+        values = values or {}
         for p in specs:
-            w = self._editor(p)
+            w = self._editor(p, values.get(p.name))
             w.setToolTip(f"{p.help}\n{reference}\nrange {p.range_text()}")
             self.form.addRow(p.name, w)
 
-    def _editor(self, p):
+    def _editor(self, p, value=None):
+        if value is not None:
+            try:
+                value = p.coerce(value)
+            except Exception:  # noqa: BLE001 - a stale stored value: show the default
+                value = None
+        if value is not None and p.default is not None:
+            p = type(p)(**{**p.__dict__, "default": value})
         if p.choices is not None:
             w = QComboBox()
             w.addItems(list(p.choices))
@@ -46,5 +55,7 @@ class ParamForm(QWidget):
         else:  # resolved at run time, or log-scale: free text, empty = default
             w = QLineEdit()
             w.setPlaceholderText("default" if p.default is None else repr(p.default))
+            if value is not None:
+                w.setText(repr(value))
             w.editingFinished.connect(lambda w=w, n=p.name: self.changed.emit(n, w.text().strip() or None))
         return w

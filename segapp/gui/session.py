@@ -15,8 +15,52 @@ import core
 DEFAULT_METHOD = "gp-propagation"
 
 
-class SetConstraints(QUndoCommand):
-    """Replace the constraint set (keeps only the before/after objects, which are immutable)."""
+KINDS = ("must_link", "cannot_link", "blocks")
+
+
+def _with(c: core.Constraints, kind: str, items: tuple) -> core.Constraints:
+    parts = {"must_link": c.must_link, "cannot_link": c.cannot_link, "blocks": c.blocks}
+    parts[kind] = items
+    return core.Constraints(parts["must_link"], parts["cannot_link"], parts["blocks"])
+
+
+class AddItem(QUndoCommand):
+    """One link or block added: holds only that item."""
+
+    def __init__(self, model, kind, item, text):
+        super().__init__(text)
+        self.model, self.kind, self.item = model, kind, item
+
+    def redo(self):
+        c = self.model.constraints
+        self.model._set_constraints(_with(c, self.kind, getattr(c, self.kind) + (self.item,)))
+
+    def undo(self):
+        c = self.model.constraints
+        self.model._set_constraints(_with(c, self.kind, getattr(c, self.kind)[:-1]))
+
+
+class RemoveItem(QUndoCommand):
+    """One link or block erased: holds the item and its position."""
+
+    def __init__(self, model, kind, index, text="erase"):
+        super().__init__(text)
+        self.model, self.kind, self.index = model, kind, index
+        self.item = getattr(model.constraints, kind)[index]
+
+    def redo(self):
+        items = list(getattr(self.model.constraints, self.kind))
+        items.pop(self.index)
+        self.model._set_constraints(_with(self.model.constraints, self.kind, tuple(items)))
+
+    def undo(self):
+        items = list(getattr(self.model.constraints, self.kind))
+        items.insert(self.index, self.item)
+        self.model._set_constraints(_with(self.model.constraints, self.kind, tuple(items)))
+
+
+class ReplaceAll(QUndoCommand):
+    """Clear all / load a file: the whole set is what changed."""
 
     def __init__(self, model, new, text):
         super().__init__(text)
@@ -67,26 +111,21 @@ class SessionModel(QObject):
         self.constraintsChanged.emit()
 
     def add_link(self, kind: str, r1, c1, r2, c2):
-        new = self.constraints.with_link(kind, (r1, c1, r2, c2))
-        self.undo.push(SetConstraints(self, new, "must-link" if kind == "must_link" else "cannot-link"))
+        item = getattr(core.Constraints(**{kind: [(r1, c1, r2, c2)]}), kind)[0]  # validated form
+        self.undo.push(AddItem(self, kind, item, "must-link" if kind == "must_link" else "cannot-link"))
 
     def add_block(self, block: core.Block):
-        c = self.constraints
-        self.undo.push(SetConstraints(self, core.Constraints(c.must_link, c.cannot_link, c.blocks + (block,)),
-                                      "block"))
+        self.undo.push(AddItem(self, "blocks", block, f"block {block.label}"))
 
     def remove(self, kind: str, index: int):
-        c = self.constraints
-        ml, cl, bl = list(c.must_link), list(c.cannot_link), list(c.blocks)
-        {"must_link": ml, "cannot_link": cl, "blocks": bl}[kind].pop(index)
-        self.undo.push(SetConstraints(self, core.Constraints(ml, cl, bl), "erase"))
+        self.undo.push(RemoveItem(self, kind, index))
 
     def clear(self):
         if self.constraints:
-            self.undo.push(SetConstraints(self, core.Constraints(), "clear all"))
+            self.undo.push(ReplaceAll(self, core.Constraints(), "clear all"))
 
     def set_constraints(self, c: core.Constraints, text="load constraints"):
-        self.undo.push(SetConstraints(self, c, text))
+        self.undo.push(ReplaceAll(self, c, text))
 
     def set_method(self, method: str):
         if method != self.method:

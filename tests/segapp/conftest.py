@@ -26,9 +26,11 @@ def _every_mouse_move_counts():
 
 @pytest.fixture
 def window(qtbot):
+    from segapp.gui import persistence
     from segapp.gui.main_window import MainWindow
     from segapp.resources import DEMO_IMAGE
 
+    persistence.settings().clear()  # every test starts from a fresh install
     w = MainWindow()
     qtbot.addWidget(w)
     w.resize(1200, 720)

@@ -155,3 +155,52 @@ def test_exports_and_autosave(qtbot, window, tmp_path):
     assert data["clean"] is False and data["constraints"]["cannot_link"] == [[150, 100, 160, 250]]
     assert persistence.crashed_session() is not None  # as if the app had died here
     assert str(window.model.path) in persistence.recent()
+
+
+def test_failed_job_keeps_result_and_constraints(qtbot, window):
+    _draw(qtbot, window, CANNOT, 150, 100, 160, 250)
+    result, cons = window.model.result, window.model.constraints
+    window.method_box.setCurrentText("csp")
+    with qtbot.waitSignal(window.model.resultChanged, timeout=20000):
+        pass
+    result = window.model.result
+    with qtbot.waitSignal(window.runner.failed, timeout=20000) as sig:
+        window.model.set_param("beta", "1e15")  # beyond lambda_max * vol: csp refuses
+    assert "below lambda_max" in sig.args[1] and "below lambda_max" in window.status.text()
+    assert window.model.result is result and window.model.constraints == cons
+
+
+def test_settings_restore_method_and_parameters(qtbot, window):
+    from segapp.gui.main_window import MainWindow
+
+    window.method_box.setCurrentText("e2cp")
+    window.model.set_param("alpha", 0.6)
+    qtbot.waitUntil(lambda: window.runner.running is None and window.runner.pending is None, timeout=30000)
+    window.close()
+    again = MainWindow()
+    qtbot.addWidget(again)
+    assert again.model.method == "e2cp" and again.model.params["alpha"] == 0.6
+    assert again.method_box.currentText() == "e2cp"
+    again.runner.shutdown()
+
+
+def test_undo_commands_hold_only_what_changed(qtbot, window):
+    from segapp.gui.session import AddItem, RemoveItem
+
+    _draw(qtbot, window, MUST, 40, 60, 40, 300)
+    cmd = window.model.undo.command(window.model.undo.count() - 1)
+    assert isinstance(cmd, AddItem) and cmd.item[:4] == (40, 60, 40, 300)
+    window.model.remove("must_link", 0)
+    cmd = window.model.undo.command(window.model.undo.count() - 1)
+    assert isinstance(cmd, RemoveItem) and cmd.index == 0
+
+
+def test_space_drag_pans_instead_of_drawing(qtbot, window):
+    from PySide6.QtCore import Qt
+
+    before = window.canvas.view.viewRange()
+    qtbot.keyPress(window, Qt.Key_Space)
+    drag(window, 100, 100, 100, 200)
+    qtbot.keyRelease(window, Qt.Key_Space)
+    assert not window.model.constraints
+    assert window.canvas.view.viewRange() != before
