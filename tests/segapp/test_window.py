@@ -204,3 +204,24 @@ def test_space_drag_pans_instead_of_drawing(qtbot, window):
     qtbot.keyRelease(window, Qt.Key_Space)
     assert not window.model.constraints
     assert window.canvas.view.viewRange() != before
+
+
+def test_crashed_session_is_restored(qtbot, window, tmp_path):
+    import json
+
+    from segapp.gui import persistence
+    from segapp.gui.main_window import MainWindow
+
+    _draw(qtbot, window, CANNOT, 150, 100, 160, 250)
+    qtbot.waitUntil(lambda: (persistence.crashed_session() or {}).get("constraints", {}).get("cannot_link"),
+                    timeout=5000)
+    data = persistence.crashed_session()  # the app "dies" here: no clean close
+    fresh = MainWindow()
+    qtbot.addWidget(fresh)
+    with qtbot.waitSignal(fresh.model.resultChanged, timeout=20000):
+        assert persistence.restore(fresh.model, data)
+    assert fresh.model.constraints == window.model.constraints
+    assert fresh.model.path == window.model.path
+    fresh.close()
+    assert json.loads(persistence.session_file().read_text())["clean"] is True
+    assert persistence.crashed_session() is None
