@@ -213,7 +213,7 @@ def test_crashed_session_is_restored(qtbot, window, tmp_path):
     from segapp.gui.main_window import MainWindow
 
     _draw(qtbot, window, CANNOT, 150, 100, 160, 250)
-    qtbot.waitUntil(lambda: (persistence.crashed_session() or {}).get("constraints", {}).get("cannot_link"),
+    qtbot.waitUntil(lambda: bool((persistence.crashed_session() or {}).get("constraints", {}).get("cannot_link")),
                     timeout=5000)
     data = persistence.crashed_session()  # the app "dies" here: no clean close
     fresh = MainWindow()
