@@ -1,4 +1,4 @@
-"""Segmentation agreement measures (more come with the benchmark)."""
+"""Segmentation agreement measures; each is checked on hand-made cases in the tests."""
 
 from __future__ import annotations
 
@@ -27,3 +27,71 @@ def adjusted_rand(a, b) -> float:
     if maxi == expected:
         return 1.0
     return float((s_ij - expected) / (maxi - expected))
+
+
+def rand_index(a, b) -> float:
+    """Rand index: the fraction of pixel pairs on which the two labelings agree."""
+    n = _contingency(a, b)
+    comb = lambda x: x * (x - 1) / 2.0  # noqa: E731
+    tot = comb(n.sum())
+    same_both = comb(n).sum()
+    same_a, same_b = comb(n.sum(1)).sum(), comb(n.sum(0)).sum()
+    return float((tot + 2 * same_both - same_a - same_b) / tot) if tot else 1.0
+
+
+def probabilistic_rand_index(seg, ground_truths) -> float:
+    """PRI (Unnikrishnan et al. 2007): the mean Rand index over all human segmentations."""
+    return float(np.mean([rand_index(seg, g) for g in ground_truths]))
+
+
+def variation_of_information(a, b) -> float:
+    """VoI = H(A|B) + H(B|A) in bits (Meila 2003; scikit-image); 0 for identical labelings."""
+    from skimage.metrics import variation_of_information as voi
+
+    ai = np.unique(np.asarray(a).ravel(), return_inverse=True)[1]
+    bi = np.unique(np.asarray(b).ravel(), return_inverse=True)[1]
+    return float(sum(voi(ai, bi)))
+
+
+def segmentation_covering(seg, gt) -> float:
+    """Covering of ``gt`` by ``seg`` (Arbelaez et al. 2011): sum over ground-truth regions R of
+    |R| max_S IoU(R, S), divided by the pixel count."""
+    n = _contingency(gt, seg)  # rows: gt regions, cols: seg regions
+    inter = n
+    union = n.sum(1, keepdims=True) + n.sum(0, keepdims=True) - inter
+    iou = inter / np.maximum(union, 1)
+    return float((n.sum(1) * iou.max(1)).sum() / n.sum())
+
+
+def constrained_rand_index(labels, truth, must_link_pairs) -> float:
+    """Xia et al. 2009, eq. 11: Rand index over the free decisions, the must-linked pairs
+    (given, not decided) removed: ``(#CD - #ML) / (N(N-1)/2 - #ML)``; ``labels``, ``truth``
+    per item, ``must_link_pairs`` (p, 2) distinct item pairs, all correctly decided here."""
+    n = len(np.asarray(labels).ravel())
+    total = n * (n - 1) / 2.0
+    correct = rand_index(labels, truth) * total
+    ml = len(must_link_pairs)
+    return float((correct - ml) / (total - ml))
+
+
+def mean_iou(seg, gt, ignore=None) -> float:
+    """Mean IoU over the ground-truth segments after Hungarian matching of segments.
+
+    ``ignore`` (bool mask) marks don't-care pixels, left out of every count.
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    seg, gt = np.asarray(seg).ravel(), np.asarray(gt).ravel()
+    if ignore is not None:
+        keep = ~np.asarray(ignore).ravel()
+        seg, gt = seg[keep], gt[keep]
+    _, gi = np.unique(gt, return_inverse=True)
+    _, si = np.unique(seg, return_inverse=True)
+    inter = np.zeros((gi.max() + 1, si.max() + 1))
+    np.add.at(inter, (gi, si), 1)
+    union = inter.sum(1, keepdims=True) + inter.sum(0, keepdims=True) - inter
+    iou = inter / np.maximum(union, 1)
+    r, c = linear_sum_assignment(-iou)
+    per = np.zeros(iou.shape[0])
+    per[r] = iou[r, c]
+    return float(per.mean())

@@ -50,3 +50,25 @@ def test_adjusted_rand_equals_sklearn(rng):
         b[:300] = a[:300]
         assert metrics.adjusted_rand(a, b) == pytest.approx(adjusted_rand_score(a, b), abs=1e-12)
     assert metrics.adjusted_rand([0, 0, 1, 1], [5, 5, 2, 2]) == 1.0
+
+
+def test_metrics_on_hand_made_cases(rng):
+    from sklearn.metrics import rand_score
+
+    a = np.array([0, 0, 1, 1])
+    b = np.array([0, 0, 0, 1])
+    assert metrics.rand_index(a, b) == pytest.approx(0.5)  # 3 of 6 pairs agree
+    x, y = rng.randint(0, 4, 300), rng.randint(0, 3, 300)
+    assert metrics.rand_index(x, y) == pytest.approx(rand_score(x, y))
+    assert metrics.variation_of_information(a, a) == pytest.approx(0, abs=1e-12)
+    assert metrics.variation_of_information(a, np.zeros(4)) == pytest.approx(1.0)  # 1 bit
+    assert metrics.probabilistic_rand_index(a, [a, b]) == pytest.approx(0.75)
+    # covering: gt {0,1} each half; seg splits gt region 1 in two -> (2*1 + 2*0.5)/4
+    assert metrics.segmentation_covering(np.array([0, 0, 1, 2]), a) == pytest.approx(0.75)
+    # mean IoU with Hungarian matching and label permutation
+    assert metrics.mean_iou(np.array([5, 5, 7, 7]), a) == 1.0
+    assert metrics.mean_iou(b, a) == pytest.approx((1.0 + 0.5) / 2)
+    assert metrics.mean_iou(b, a, ignore=np.array([0, 0, 1, 0], bool)) == 1.0
+    # constrained RI (Xia et al. eq. 11): must-linked pairs are removed from the decisions
+    assert metrics.constrained_rand_index(a, a, [(0, 1)]) == 1.0
+    assert metrics.constrained_rand_index(b, a, [(0, 1)]) == pytest.approx((3 - 1) / (6 - 1))
