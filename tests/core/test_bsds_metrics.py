@@ -72,3 +72,40 @@ def test_metrics_on_hand_made_cases(rng):
     # constrained RI (Xia et al. eq. 11): must-linked pairs are removed from the decisions
     assert metrics.constrained_rand_index(a, a, [(0, 1)]) == 1.0
     assert metrics.constrained_rand_index(b, a, [(0, 1)]) == pytest.approx((3 - 1) / (6 - 1))
+
+
+def test_target_keeps_the_k_largest_segments_of_the_coarsest_annotator():
+    from core import simulate
+
+    a = np.array([[0, 0, 1, 1], [0, 0, 1, 2]])
+    b = np.array([[0, 1, 2, 3], [4, 5, 6, 7]])
+    t = simulate.make_target([b, a], 2)
+    assert t.tolist() == [[0, 0, 1, 1], [0, 0, 1, -1]]
+
+
+def test_simulated_user_clicks_the_centre_of_the_largest_error():
+    """Hand-made case: target left/right halves of a 20x20 image; the prediction wrongly puts
+    a 6x6 square of the right half with the left. The click is at that square's centre, the
+    must-link goes to the centre of the correct right part, the cannot-link to the centre of
+    the left half."""
+    from core import simulate
+
+    target = np.zeros((20, 20), np.int32)
+    target[:, 10:] = 1
+    pred = target.copy()
+    pred[7:13, 12:18] = 0
+    p, g, hp, gp = simulate.next_click(pred, target)
+    assert p in [(9, 14), (9, 15), (10, 14), (10, 15)] and g == 1
+    assert hp is not None and target[hp] == 0 and 4 <= hp[1] <= 5 and 4 <= hp[0] <= 15  # a deepest point
+    assert target[gp] == 1 and pred[gp] == 1
+    assert simulate.next_click(target, target) is None
+    cons = simulate.add_round(core_constraints(), (p, g, hp, gp), "strokes", target.shape)
+    assert len(cons.must_link) == 1 and len(cons.cannot_link) == 1
+    blk = simulate.add_round(core_constraints(), (p, g, hp, gp), "blocks", target.shape)
+    assert blk.blocks[0].label == 2 and blk.blocks[0].bottom - blk.blocks[0].top == 5
+
+
+def core_constraints():
+    import core
+
+    return core.Constraints()

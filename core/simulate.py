@@ -1,0 +1,136 @@
+"""A deterministic simulated user on Berkeley images, and the random-walker anchor.
+
+Protocol (issue 4): the target is the K largest segments of the annotator with the fewest
+segments; other pixels are "don't care" (never scored, never clicked). Starting from the
+unconstrained result, each round matches predicted to target segments (Hungarian on overlap),
+takes the error mask (cared pixels whose matched label is wrong), clicks p = the argmax of its
+distance transform (the image border counts as boundary), and adds a must-link from p to the
+distance-transform argmax of the correctly labelled part of p's true segment g (of g if none
+is correct) and, when p's predicted segment was matched to a target segment h, a cannot-link
+from p to the same kind of point of h. Blocks mode adds one 5x5 block at p labelled g instead.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+from scipy.ndimage import distance_transform_edt
+from scipy.optimize import linear_sum_assignment
+
+from .constraints import Block, Constraints
+from .errors import SegappError
+
+DONT_CARE = -1
+
+
+def make_target(ground_truths, k: int) -> np.ndarray:
+    """The ``k`` largest segments (relabelled 0..k-1 by size) of the annotator with the
+    fewest segments; every other pixel is ``DONT_CARE``."""
+    if not 2 <= k:
+        raise SegappError(f"the target needs at least 2 segments, got {k}")
+    gt = min(ground_truths, key=lambda g: len(np.unique(g)))
+    ids, counts = np.unique(gt, return_counts=True)
+    keep = ids[np.argsort(-counts, kind="stable")][:k]
+    target = np.full(gt.shape, DONT_CARE, np.int32)
+    for new, old in enumerate(keep):
+        target[gt == old] = new
+    return target
+
+
+def match(pred: np.ndarray, target: np.ndarray) -> dict:
+    """Predicted label -> target segment, Hungarian on the overlap over cared pixels."""
+    care = target != DONT_CARE
+    p, t = pred[care], target[care]
+    overlap = np.zeros((int(pred.max()) + 1, int(target.max()) + 1))
+    np.add.at(overlap, (p, t), 1)
+    r, c = linear_sum_assignment(-overlap)
+    return {int(a): int(b) for a, b in zip(r, c)}
+
+
+def _center(mask: np.ndarray) -> tuple[int, int]:
+    """Argmax of the distance transform of ``mask``, the image border counting as boundary."""
+    d = distance_transform_edt(np.pad(mask, 1))[1:-1, 1:-1]
+    return tuple(int(v) for v in np.unravel_index(np.argmax(d), d.shape))
+
+
+
+def next_click(pred: np.ndarray, target: np.ndarray):
+    """One round of the simulated user: ``(p, g, h_point_or_None, g_point)`` or None if no error."""
+    care = target != DONT_CARE
+    m = match(pred, target)
+    as_target = np.array([m.get(i, -2) for i in range(int(pred.max()) + 1)])[pred]
+    error = care & (as_target != target)
+    if not error.any():
+        return None
+    p = _center(error)
+    g = int(target[p])
+    correct_g = (target == g) & (as_target == g)
+    gp = _center(correct_g if correct_g.any() else target == g)
+    h = m.get(int(pred[p]))
+    hp = None
+    if h is not None and h != g:
+        correct_h = (target == h) & (as_target == h)
+        hp = _center(correct_h if correct_h.any() else target == h)
+    return p, g, hp, gp
+
+
+def add_round(cons: Constraints, click, mode: str, shape) -> Constraints:
+    p, g, hp, gp = click
+    if mode == "blocks":
+        r, c = p
+        top, left = max(0, min(r - 2, shape[0] - 5)), max(0, min(c - 2, shape[1] - 5))
+        return Constraints(cons.must_link, cons.cannot_link, cons.blocks + (Block(g + 1, top, left, top + 5, left + 5),))
+    ml = cons.must_link + ((*p, *gp, 1.0),) if gp != p else cons.must_link
+    cl = cons.cannot_link + ((*p, *hp, 1.0),) if hp is not None else cons.cannot_link
+    return Constraints(ml, cl, cons.blocks)
+
+
+def random_walker_segmenter(image, cons: Constraints, target: np.ndarray, n_segments: int):
+    """scikit-image's random walker with seeds at exactly the constraint endpoints (and block
+    pixels), each a disk of radius 2 labelled with its target segment; ``cg_mg`` when pyamg is
+    installed, else ``cg_j``. Without seeds every pixel is segment 0."""
+    from skimage.draw import disk
+    from skimage.segmentation import random_walker
+
+    from .image import as_float_image
+
+    img = as_float_image(image)
+    markers = np.zeros(img.shape[:2], np.int32)
+    pts = [(l[0], l[1]) for l in cons.must_link + cons.cannot_link] + \
+          [(l[2], l[3]) for l in cons.must_link + cons.cannot_link]
+    for r, c in pts:
+        if target[r, c] != DONT_CARE:
+            rr, cc = disk((r, c), 2, shape=markers.shape)
+            markers[rr, cc] = target[r, c] + 1
+    for b in cons.blocks:
+        markers[b.top:b.bottom, b.left:b.right] = b.label
+    if markers.max() == 0:
+        return np.zeros(img.shape[:2], np.int32)
+    try:
+        import pyamg  # noqa: F401
+
+        mode = "cg_mg"
+    except ImportError:
+        mode = "cg_j"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lab = random_walker(img, markers, mode=mode, channel_axis=-1 if img.ndim == 3 else None)
+    return (lab - 1).astype(np.int32)
+
+
+def simulate(image, target, segmenter, rounds: int = 10, mode: str = "strokes"):
+    """Run the simulated user; ``segmenter(constraints) -> labels``. Yields one dict per round
+    0..rounds with ``labels``, ``constraints`` and ``seconds``."""
+    if mode not in ("strokes", "blocks"):
+        raise SegappError(f"unknown simulation mode {mode!r}; valid: 'strokes', 'blocks'")
+    cons = Constraints()
+    for r in range(rounds + 1):
+        if r > 0:
+            click = next_click(labels, target)
+            if click is not None:
+                cons = add_round(cons, click, mode, target.shape)
+        t = time.perf_counter()
+        labels = segmenter(cons)
+        yield {"round": r, "labels": labels, "constraints": cons, "seconds": time.perf_counter() - t}
