@@ -109,3 +109,23 @@ def core_constraints():
     import core
 
     return core.Constraints()
+
+
+def test_evaluate_command_writes_csv_summary_and_chart(tmp_path):
+    import csv
+
+    from segapp.cli import main
+
+    root = make_bsds(tmp_path / "bsds", n=2, h=40, w=60)
+    out = tmp_path / "res.csv"
+    rc = main(["evaluate", "--bsds", str(root), "--segments", "2", "--rounds", "2",
+               "--methods", "ncut,gp-propagation,random-walker", "--out", str(out)])
+    assert rc == 0
+    rows = list(csv.DictReader(open(out)))
+    assert len(rows) == 2 * 3 * 3  # images x methods x rounds 0..2
+    assert {r["method"] for r in rows} == {"ncut", "gp-propagation", "random-walker"}
+    assert all(-1 <= float(r["ari"]) <= 1 for r in rows)
+    assert (tmp_path / "res_summary.md").read_text().count("|") > 10
+    from PIL import Image
+
+    assert Image.open(tmp_path / "res_ari.png").size == (760, 440)

@@ -1,0 +1,175 @@
+"""``segapp evaluate``: every method and the random-walker anchor on a BSDS folder, driven by
+the simulated user of :mod:`core.simulate`; CSV rows, a summary table and a chart."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ANCHOR = "random-walker"
+SUMMARY_ROUNDS = (0, 1, 3, 5, 10)
+
+
+def _parser():
+    from segapp.cli import _Parser
+
+    p = _Parser(prog="segapp evaluate", description="Benchmark methods with a simulated user on BSDS500.")
+    p.add_argument("--bsds", required=True, help="folder in the BSDS500 layout")
+    p.add_argument("--split", default="train", choices=("train", "val", "test"))
+    p.add_argument("--segments", type=int, default=3, help="K target segments (2-5)")
+    p.add_argument("--rounds", type=int, default=10, help="simulated rounds R")
+    p.add_argument("--methods", default="all", help="'all' or a comma list (random-walker is the anchor)")
+    p.add_argument("--mode", default="strokes", choices=("strokes", "blocks"))
+    p.add_argument("--out", default="results.csv", help="CSV of image x method x round")
+    p.add_argument("--jobs", type=int, default=1, help="images in parallel")
+    p.add_argument("--limit", type=int, help="only the first N images (a quick run)")
+    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="representation/method parameter for every method")
+    return p
+
+
+def evaluate_image(item, methods, k, rounds, mode, params):
+    """All rows for one image (runs in a joblib worker)."""
+    import warnings
+
+    import core
+    from core import bsds, metrics, simulate
+
+    image = core.load_image(item.image)
+    gts = bsds.load_ground_truth(item.ground_truth)
+    target = simulate.make_target(gts, k)
+    care = target != simulate.DONT_CARE
+    rows = []
+    for m in methods:
+        if m == ANCHOR:
+            seg_fn = lambda c: simulate.random_walker_segmenter(image, c, target, k)  # noqa: E731
+        else:
+            def seg_fn(c, m=m):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    return core.segment(image, c, method=m, n_segments=k, **params).labels
+        try:
+            for r in simulate.simulate(image, target, seg_fn, rounds, mode):
+                lab = r["labels"]
+                rows.append({
+                    "image": item.id, "method": m, "round": r["round"],
+                    "ari": metrics.adjusted_rand(target[care], lab[care]),
+                    "miou": metrics.mean_iou(lab, target, ignore=~care),
+                    "covering": metrics.segmentation_covering(lab[care], target[care]),
+                    "voi": metrics.variation_of_information(lab[care], target[care]),
+                    "seconds": r["seconds"],
+                })
+        except core.SegappError as e:
+            rows.append({"image": item.id, "method": m, "round": -1, "ari": np.nan, "miou": np.nan,
+                         "covering": np.nan, "voi": np.nan, "seconds": np.nan, "error": str(e)})
+    return rows
+
+
+def summarise(rows, methods, rounds):
+    """Per method: mean ARI after rounds 0, 1, 3, 5, 10; NoC@0.80 / 0.90; mean s per round."""
+    out = []
+    for m in methods:
+        mr = [r for r in rows if r["method"] == m and r["round"] >= 0]
+        if not mr:
+            continue
+        by_img = {}
+        for r in mr:
+            by_img.setdefault(r["image"], {})[r["round"]] = r["ari"]
+        rec = {"method": m}
+        for t in SUMMARY_ROUNDS:
+            if t <= rounds:
+                rec[f"ari@{t}"] = float(np.mean([v[t] for v in by_img.values() if t in v]))
+        for thr in (0.80, 0.90):
+            noc = [next((t for t in range(rounds + 1) if v.get(t, -1) >= thr), rounds + 1) for v in by_img.values()]
+            rec[f"noc@{thr:.2f}"] = float(np.mean(noc))
+        rec["s/round"] = float(np.mean([r["seconds"] for r in mr]))
+        out.append(rec)
+    return out
+
+
+def table(summary) -> str:
+    keys = list(summary[0].keys())
+    lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
+    for rec in summary:
+        lines.append("| " + " | ".join(rec[k] if isinstance(rec[k], str) else f"{rec[k]:.3f}" for k in keys) + " |")
+    return "\n".join(lines)
+
+
+def chart(rows, methods, rounds, path) -> None:
+    """Mean ARI against round, one line per method (drawn with Pillow)."""
+    from PIL import Image, ImageDraw
+
+    from core.render import palette, save_png
+
+    W, H, L, R, T, B = 760, 440, 60, 190, 20, 50
+    im = Image.new("RGB", (W, H), "white")
+    d = ImageDraw.Draw(im)
+    x = lambda t: L + (W - L - R) * t / max(rounds, 1)  # noqa: E731
+    y = lambda v: T + (H - T - B) * (1 - v)  # noqa: E731
+    for v in np.linspace(0, 1, 6):
+        d.line([(L, y(v)), (W - R, y(v))], fill=(225, 225, 225))
+        d.text((L - 32, y(v) - 6), f"{v:.1f}", fill="black")
+    for t in range(rounds + 1):
+        d.text((x(t) - 4, H - B + 6), str(t), fill="black")
+    d.rectangle([L, T, W - R, H - B], outline="black")
+    d.text((L + (W - L - R) / 2 - 20, H - 22), "round", fill="black")
+    d.text((6, T), "mean ARI", fill="black")
+    cols = palette(len(methods))
+    for i, m in enumerate(methods):
+        means = [np.nanmean([r["ari"] for r in rows if r["method"] == m and r["round"] == t] or [np.nan])
+                 for t in range(rounds + 1)]
+        pts = [(x(t), y(v)) for t, v in enumerate(means) if np.isfinite(v)]
+        col = tuple(int(c) for c in cols[i])
+        if len(pts) > 1:
+            d.line(pts, fill=col, width=3 if m == ANCHOR else 2)
+        for px, py in pts:
+            d.ellipse([px - 3, py - 3, px + 3, py + 3], fill=col)
+        d.line([(W - R + 12, T + 10 + 18 * i), (W - R + 32, T + 10 + 18 * i)], fill=col, width=3)
+        d.text((W - R + 38, T + 4 + 18 * i), m, fill="black")
+    save_png(path, np.asarray(im))
+
+
+def main(argv) -> int:
+    import core
+    from core import bsds
+    from segapp.cli import _parse_params
+
+    a = _parser().parse_args(argv)
+    if not 2 <= a.segments <= 5:
+        raise core.ParameterError(f"--segments must be 2-5, got {a.segments}")
+    methods = list(core.METHODS) + [ANCHOR] if a.methods == "all" else [m.strip() for m in a.methods.split(",")]
+    for m in methods:
+        if m != ANCHOR and m not in core.METHODS:
+            raise core.ParameterError(f"unknown method {m!r}; valid: {', '.join(core.METHODS)}, {ANCHOR}")
+    items = [i for i in bsds.find_images(a.bsds, a.split) if i.ground_truth is not None][: a.limit]
+    params = _parse_params(a.param)
+    from joblib import Parallel, delayed
+
+    rows, t0 = [], time.perf_counter()
+    gen = Parallel(n_jobs=a.jobs, return_as="generator_unordered")(
+        delayed(evaluate_image)(it, methods, a.segments, a.rounds, a.mode, params) for it in items)
+    for n, r in enumerate(gen, 1):
+        rows.extend(r)
+        done = int(30 * n / len(items))
+        print(f"\r[{'#' * done}{'.' * (30 - done)}] {n}/{len(items)} images, {time.perf_counter() - t0:.0f} s",
+              end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    out = Path(a.out)
+    keys = ["image", "method", "round", "ari", "miou", "covering", "voi", "seconds", "error"]
+    with open(out, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=keys, restval="")
+        w.writeheader()
+        w.writerows(sorted(rows, key=lambda r: (r["image"], methods.index(r["method"]), r["round"])))
+    summary = summarise(rows, methods, a.rounds)
+    text = table(summary)
+    print(text)
+    out.with_name(out.stem + "_summary.md").write_text(
+        f"segapp evaluate {' '.join(argv)}\n\n{len(items)} images, K={a.segments}, R={a.rounds}, {a.mode}\n\n{text}\n")
+    chart(rows, methods, a.rounds, out.with_name(out.stem + "_ari.png"))
+    print(f"{out}, {out.stem}_summary.md, {out.stem}_ari.png")
+    return 0
