@@ -191,14 +191,6 @@ class Constraints:
             raise ConstraintError(f"malformed JSON in {where}: {e.msg} at line {e.lineno}, column {e.colno}") from None
         return cls.from_dict(data)
 
-    # -- editing helpers (return new objects) --------------------------------------
-    def with_link(self, kind: str, link: Sequence) -> "Constraints":
-        if kind == "must_link":
-            return Constraints(self.must_link + (link,), self.cannot_link, self.blocks)
-        if kind == "cannot_link":
-            return Constraints(self.must_link, self.cannot_link + (link,), self.blocks)
-        raise ConstraintError(f"unknown link kind {kind!r}; valid: 'must_link', 'cannot_link'")
-
     # -- checks ---------------------------------------------------------------------
     def validate(self, shape: tuple[int, int]) -> None:
         """Raise :class:`ConstraintError` if any link or block lies outside an image of ``shape``."""
