@@ -1,0 +1,57 @@
+"""How strokes become node constraints (core/node_constraints.py's rule, README "How a
+stroke becomes constraints")."""
+
+import numpy as np
+
+import core
+from core.node_constraints import MAX_PER_END, components, map_constraints
+from core.representation import grid_representation
+
+
+def _two_halves():
+    img = np.zeros((40, 60), float)
+    img[:, 30:] = 1.0
+    return grid_representation(img, 600)  # 20 x 30 cells of 2 x 2 pixels
+
+
+def _pairs(a):
+    return {tuple(p) for p in a.tolist()}
+
+
+def test_an_end_stands_for_its_same_colour_neighbourhood_which_is_must_linked_within():
+    rep = _two_halves()
+    cons = core.Constraints(must_link=[(20, 10, 20, 20)])
+    nc = map_constraints(cons, rep, stroke_radius=0.1, sigma_intensity=0.1)
+    a0, b0 = rep.node_of_pixel[20, 10], rep.node_of_pixel[20, 20]
+    comp = components(nc.n_nodes, nc.must)
+    group = np.flatnonzero(comp == comp[a0])
+    assert comp[a0] == comp[b0]
+    # every node of the closure is a dark (left-half) node: the colour gate keeps the link
+    # from leaking across the edge, although the radius (7.2 px) is generous
+    assert np.all(rep.colors[group, 0] < 0.5)
+    assert 2 < len(group) <= 2 * MAX_PER_END
+    # the end's own neighbourhood is a clique of must-links (not only a star through a0)
+    end_a = [i for i in group if np.hypot(*(rep.positions[i] - rep.positions[a0])) <= 0.1 * np.hypot(40, 60)]
+    must = _pairs(nc.must)
+    assert all((min(i, j), max(i, j)) in must for i in end_a for j in end_a if i != j)
+
+
+def test_a_cannot_link_joins_each_end_within_and_separates_the_ends():
+    rep = _two_halves()
+    cons = core.Constraints(cannot_link=[(20, 24, 20, 36)])
+    nc = map_constraints(cons, rep, stroke_radius=0.1, sigma_intensity=0.1)
+    comp = components(nc.n_nodes, nc.must)
+    a0, b0 = rep.node_of_pixel[20, 24], rep.node_of_pixel[20, 36]
+    A = np.flatnonzero(comp == comp[a0])
+    B = np.flatnonzero(comp == comp[b0])
+    assert len(A) > 1 and len(B) > 1 and not set(A) & set(B)
+    assert _pairs(nc.cannot) == {(min(i, j), max(i, j)) for i in A for j in B}
+    assert nc.contradictions == []
+
+
+def test_without_radius_a_link_is_one_node_pair():
+    rep = _two_halves()
+    cons = core.Constraints(must_link=[(20, 10, 20, 20)])
+    nc = map_constraints(cons, rep, stroke_radius=0.0)
+    a0, b0 = sorted((rep.node_of_pixel[20, 10], rep.node_of_pixel[20, 20]))
+    assert _pairs(nc.must) == {(a0, b0)}
