@@ -31,7 +31,8 @@ class EigenView(QWidget):
         self.plot = pg.PlotWidget()
         self.plot.setMaximumHeight(120)
         self.plot.setLabel("bottom", "index")
-        self.plot.setLabel("left", "eigenvalue")
+        self.plot.setLabel("left", "λ")
+        self.plot.getAxis("left").enableAutoSIPrefix(False)
         lay.addWidget(self.plot, 2)
 
     def set_result(self, seg):
@@ -45,10 +46,13 @@ class EigenView(QWidget):
                 it.setImage(shown[k] if k < len(shown) else render.diverging(vecs[..., k]), levels=(0, 255))
                 vb.autoRange(padding=0)
                 ev = seg.eigenvalues[k]
-                lbl.setText(f"{names[k]}  λ={ev:.3g}" if np.isfinite(ev) else names[k])
+                lbl.setText(f"{names[k]}  λ={ev:.3g}" if np.isfinite(ev) else f"{names[k]} (none)")
             else:
                 it.clear()
                 lbl.setText("")
         self.plot.clear()
         ev = np.asarray(seg.eigenvalues, float)
-        self.plot.plot(np.arange(1, len(ev) + 1), ev, pen=pg.mkPen((80, 80, 80)), symbol="o", symbolSize=7)
+        ok = np.isfinite(ev)  # csp pads missing feasible vectors with NaN eigenvalues
+        self.plot.plot(np.flatnonzero(ok) + 1, ev[ok], pen=pg.mkPen((80, 80, 80)), symbol="o", symbolSize=7)
+        self.plot.setXRange(0.5, len(ev) + 0.5, padding=0)
+        self.plot.getAxis("bottom").setTicks([[(i, str(i)) for i in range(1, len(ev) + 1)]])
