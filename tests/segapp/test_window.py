@@ -163,7 +163,7 @@ def test_exports_and_autosave(qtbot, window, tmp_path):
 
 def test_failed_job_keeps_result_and_constraints(qtbot, window):
     _draw(qtbot, window, CANNOT, 150, 100, 160, 250)
-    result, cons = window.model.result, window.model.constraints
+    cons = window.model.constraints
     if window.model.method != "csp":
         window.method_box.setCurrentText("csp")
         with qtbot.waitSignal(window.model.resultChanged, timeout=20000):
