@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import core  # noqa: E402
-from core import representation  # noqa: E402
+from core.graph import representation  # noqa: E402
 
 
 def strokes(shape, n=10, seed=0):

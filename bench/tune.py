@@ -1,7 +1,7 @@
 """Choose core's defaults by the simulated-user benchmark on a subset of the train split.
 
 Each configuration (``NAME=VALUE`` settings, ``;``-separated, applied to every method) runs the
-simulated user of :mod:`core.simulate` on every ``--stride``-th training image and prints one row
+simulated user of :mod:`core.eval.simulate` on every ``--stride``-th training image and prints one row
 per method: mean ARI after rounds 0, 1, 3, 5, 10 and NoC@0.80. Example::
 
     python bench/tune.py --bsds ../shared/bsds500 --stride 10 --methods e2cp,csp \\
@@ -18,9 +18,9 @@ import time
 
 from joblib import Parallel, delayed
 
-from core import bsds
-from segapp.cli import _parse_params
-from segapp.evaluate import evaluate_image, summarise
+from core.eval import bsds
+from segapp.cli.common import parse_params as _parse_params
+from segapp.cli.evaluate import evaluate_image, summarise
 
 
 def main(argv=None) -> int:

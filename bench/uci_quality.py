@@ -56,7 +56,7 @@ def evaluate(method, X, y, gamma, n_draws=10):
 
 def load(name, method=None):
     """Standardised features, labels and the RBF gamma used for ``name`` (and ``method``)."""
-    from core.affinity import median_gamma
+    from core.graph.affinity import median_gamma
 
     d = DATASETS[name]()
     X = StandardScaler().fit_transform(d.data)

@@ -2,23 +2,31 @@
 
 Never imports Qt. Public API::
 
-    core.METHODS, core.Block, core.Constraints, core.segment, core.Segmentation,
-    core.ConstrainedSpectralClustering, core.load_image
+    core.METHODS, core.REPRESENTATION_PARAMS, core.Block, core.Constraints, core.segment,
+    core.Segmentation, core.ConstrainedSpectralClustering, core.load_image,
+    core.as_float_image, and the error and warning classes of :mod:`core.errors`
+
+Layout: :mod:`core.graph` (nodes, affinities, node constraints), :mod:`core.spectral`
+(normalisation, eigensolver, label assignment), :mod:`core.methods` (one module per paper),
+:mod:`core.pipeline` (the step both front doors share), :mod:`core.segmentation`
+(``segment``), :mod:`core.estimator`, :mod:`core.eval` (metrics, BSDS, simulated user,
+baselines), :mod:`core.image`, :mod:`core.constraints`, :mod:`core.render`.
 """
 
 from .constraints import Block, Constraints
 from .errors import (ConstraintError, ContradictoryConstraintsWarning, ConvergenceError,
-                     ConvergenceWarning, DisconnectedGraphWarning, InvalidImageError, ParameterError,
-                     SegappError, SegappWarning)
+                     ConvergenceWarning, DisconnectedGraphWarning, FallbackWarning, InvalidImageError,
+                     ParameterError, SegappError, SegappWarning)
 from .estimator import ConstrainedSpectralClustering
+from .graph.representation import REPRESENTATION_PARAMS
 from .image import as_float_image, load_image
 from .methods import METHODS
-from .representation import REPRESENTATION_PARAMS
-from .segment import Segmentation, segment
+from .segmentation import Segmentation, segment
 
 __all__ = [
     "METHODS", "REPRESENTATION_PARAMS", "Block", "Constraints", "segment", "Segmentation",
     "ConstrainedSpectralClustering", "load_image", "as_float_image",
     "SegappError", "InvalidImageError", "ConstraintError", "ParameterError", "ConvergenceError",
     "SegappWarning", "ContradictoryConstraintsWarning", "DisconnectedGraphWarning", "ConvergenceWarning",
+    "FallbackWarning",
 ]

@@ -15,6 +15,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from ._io import atomic_write_text
 from .errors import ConstraintError
 
 FORMAT_VERSION = 1
@@ -257,30 +258,3 @@ class Constraints:
                 if a.label != b.label and a.top < b.bottom and b.top < a.bottom and a.left < b.right and b.left < a.right:
                     out.append(f"blocks with labels {a.label} and {b.label} overlap")
         return out
-
-
-def atomic_write_text(path: str | os.PathLike, text: str, durable: bool = True) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename."""
-    atomic_write_bytes(path, text.encode("utf-8"), durable)
-
-
-def atomic_write_bytes(path: str | os.PathLike, data: bytes, durable: bool = True) -> None:
-    """Write through a temporary file and a rename; ``durable`` also fsyncs (skip it for
-    frequent autosaves: the rename alone keeps the file whole if the app crashes)."""
-    import tempfile
-
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent or "."))
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            if durable:
-                os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise

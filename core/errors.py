@@ -43,3 +43,7 @@ class DisconnectedGraphWarning(SegappWarning):
 
 class ConvergenceWarning(SegappWarning):
     """A solver needed a fallback or did not reach its tolerance; the result is usable."""
+
+
+class FallbackWarning(SegappWarning):
+    """An optional accelerator is missing, so a slower but equivalent path is used."""

@@ -9,11 +9,10 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array
 
-from .affinity import median_gamma, rbf_affinity
 from .errors import ConstraintError, ParameterError
-from .methods import METHODS
-from .node_constraints import NodeConstraints, warn_contradictions
-from .params import resolve
+from .graph.affinity import median_gamma, rbf_affinity
+from .graph.node_constraints import NodeConstraints
+from .pipeline import check_method, method_params, run_method
 
 MAX_SAMPLES = 5000
 
@@ -104,10 +103,8 @@ class ConstrainedSpectralClustering(ClusterMixin, BaseEstimator):
         -------
         self
         """
-        if self.method not in METHODS:
-            raise ParameterError(f"unknown method {self.method!r}; valid methods: {', '.join(METHODS)}")
-        spec = METHODS[self.method]
-        params = resolve(spec.params, dict(self.method_params), f"method {self.method!r}")
+        spec = check_method(self.method)
+        params = method_params(spec, self.method_params)
         if self.affinity not in ("rbf", "precomputed"):
             raise ParameterError(f"unknown affinity {self.affinity!r}; valid: 'rbf', 'precomputed'")
         X = check_array(X, dtype=np.float64, ensure_min_samples=2)
@@ -132,10 +129,8 @@ class ConstrainedSpectralClustering(ClusterMixin, BaseEstimator):
         m, mw = _links(must_link, n, "must-link")
         c, cw = _links(cannot_link, n, "cannot-link")
         nc = NodeConstraints.from_pairs(n, m, c, mw, cw)
-        if self.method != "ncut":
-            warn_contradictions(nc, stacklevel=2)
         rng = check_random_state(self.random_state)
-        res = spec.fit(K, nc, int(self.n_clusters), rng, features=feats, **params)
+        res = run_method(spec, K, nc, int(self.n_clusters), rng, params=params, features=feats)
         self.labels_ = res.labels
         self.embedding_ = res.embedding
         self.eigenvalues_ = res.eigenvalues

@@ -108,7 +108,7 @@ class MethodSpec:
     reference: str
     params: tuple[ParamSpec, ...]
     fit: Any = field(repr=False)
-    needs_features: bool = False
+    node_cap: str | None = None  # name of the parameter that caps the graph's nodes (ssap's ap_nodes)
 
     def param(self, name: str) -> ParamSpec:
         for p in self.params:

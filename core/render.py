@@ -7,7 +7,7 @@ import os
 
 import numpy as np
 
-from .constraints import atomic_write_bytes
+from ._io import atomic_write_bytes
 from .errors import SegappError
 
 # Colour-blind-friendly qualitative palette (Okabe-Ito, then Tol's muted) for segments.

@@ -9,9 +9,7 @@ import scipy.sparse.linalg as sla
 
 from ..errors import ConvergenceError, ParameterError
 from ..params import MethodSpec, ParamSpec
-from ..spectral import SpectralResult, check_connected, fix_signs, kmeans_labels
-
-CSP_DENSE_BELOW = 800  # LAPACK's generalised eigh is faster than ARPACK below this
+from ..spectral import SpectralResult, assign_labels, check_connected, fix_signs, normalize, top_eigh
 
 PARAMS = (
     ParamSpec("beta", float, None,
@@ -107,10 +105,9 @@ def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int):
         raise ConvergenceError("csp: a node has zero degree, so D^-1/2 in Algorithm 1 is undefined; "
                                "widen the affinity (sigma_position, sigma_intensity or gamma)")
     vol = float(d.sum())
-    isq = 1.0 / np.sqrt(d)
-    Lbar = -(A * isq[:, None] * isq[None, :])
+    S, isq = normalize(A)
+    Lbar = -S
     Lbar[np.diag_indices(n)] += 1.0
-    Lbar = (Lbar + Lbar.T) / 2.0
     if Q is None:
         Qbar = sp.identity(n, format="csr")
         lam_max, n_constraints, eig_T = 1.0, n, np.ones(n)
@@ -161,35 +158,15 @@ def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int):
     # block, plus one for the inertia the trivial direction can shift): they are well
     # separated from the cluster of mu <= 0, which ARPACK would otherwise crawl into.
     k = int(min(n - 1, min(n_pos, n_vectors + 3) + 1))
-    def dense():
-        Bd = Bs(np.eye(n))
-        mu, W = sl.eigh((Bd + Bd.T) / 2.0, Mmat)
-        order = np.argsort(-mu)[:k]
-        return mu[order], W[:, order]
-
-    if n <= CSP_DENSE_BELOW:
-        mu, W = dense()
-    else:
-        try:
-            cho = sl.cho_factor(Mmat)
-        except sl.LinAlgError:
-            raise ConvergenceError("csp: the Laplacian is singular beyond its trivial vector "
-                                   "(disconnected graph); widen the affinity (sigma_position / gamma)") from None
-        op = sla.LinearOperator((n, n), matvec=lambda x: Bs(x).ravel(), dtype=float)
-        Minv = sla.LinearOperator((n, n), matvec=lambda x: sl.cho_solve(cho, x), dtype=float)
-        try:
-            mu, W = sla.eigsh(op, k=k, M=Mmat, Minv=Minv, which="LA", v0=np.ones(n) - z * z.sum(),
-                              tol=1e-9, maxiter=300)
-            order = np.argsort(-mu)
-            mu, W = mu[order], W[:, order]
-        except sla.ArpackNoConvergence:
-            import warnings
-
-            from ..errors import ConvergenceWarning
-
-            warnings.warn("csp: ARPACK did not converge; the generalised eigenproblem was solved "
-                          "densely instead", ConvergenceWarning, stacklevel=3)
-            mu, W = dense()
+    try:
+        cho = sl.cho_factor(Mmat)
+    except sl.LinAlgError:
+        raise ConvergenceError("csp: the Laplacian is singular beyond its trivial vector "
+                               "(disconnected graph); widen the affinity (sigma_position / gamma)") from None
+    op = sla.LinearOperator((n, n), matvec=lambda x: Bs(x).ravel(), matmat=Bs, dtype=float)
+    Minv = sla.LinearOperator((n, n), matvec=lambda x: sl.cho_solve(cho, x), dtype=float)
+    mu, W = top_eigh(op, k, M=Mmat, Minv=Minv, v0=np.ones(n) - z * z.sum(), tol=1e-9, maxiter=300,
+                     fix=False)
     a = -(W.T @ Bz) / zBz
     V = W + np.outer(z, a)
     V *= np.sqrt(vol) / np.linalg.norm(V, axis=0)
@@ -261,19 +238,11 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, beta=None) ->
                                "non-positive); lower beta")
     U = sol["u"]
     info = {}
-    if n_clusters == 2:
-        labels = (U[:, 0] > 0).astype(np.int64)
-        info["split"] = "sign"
-        if labels.min() == labels.max():  # one sign everywhere: the sign gives no cut
-            labels = kmeans_labels(U[:, :1], 2, rng)
-            info["split"] = "2-means"
-    else:
-        E = U[:, :min(n_clusters, nf)]
-        E = E / np.maximum(np.linalg.norm(E, axis=1, keepdims=True), 1e-300)
-        labels = kmeans_labels(E, n_clusters, rng)
+    E = U[:, :1] if n_clusters == 2 else U[:, :min(n_clusters, nf)]
+    labels, info["split"] = assign_labels(E, n_clusters, rng, "sign" if n_clusters == 2 else "kmeans")
     info.update({k: sol[k] for k in ("beta", "lambda_max", "n_feasible", "vol")})
     info["constraint_satisfaction"] = float(sol["alpha"][0])
-    return SpectralResult(labels, U, sol["cost"], None, info)
+    return SpectralResult(labels, U, sol["cost"], None, info, cluster_embedding=E)
 
 
 SPEC = MethodSpec(

@@ -6,9 +6,9 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as sla
 
-from ..affinity import knn_graph
+from ..graph.affinity import knn_graph
 from ..params import MethodSpec, ParamSpec
-from ..spectral import SpectralResult, njw
+from ..spectral import SpectralResult, njw, normalize
 
 PARAMS = (
     ParamSpec("n_neighbors", int, 20, "k of the k-NN graph W of step (1) (the paper used 20).",
@@ -22,11 +22,8 @@ PARAMS = (
 def normalized_knn(K: np.ndarray, n_neighbors: int):
     """Steps (1)-(2): k-NN weights ``W`` and ``L~ = D^-1/2 W D^-1/2`` (sparse)."""
     W = knn_graph(K, n_neighbors)
-    d = W.sum(1)
-    isq = 1.0 / np.sqrt(np.maximum(d, 1e-300))
-    Ws = sp.csr_matrix(W)
-    Lt = sp.diags(isq) @ Ws @ sp.diags(isq)
-    return W, Lt.tocsr()
+    Lt, _ = normalize(sp.csr_matrix(W))
+    return W, Lt
 
 
 def constraint_matrix_z(nc) -> sp.csr_matrix:

@@ -6,9 +6,9 @@ import numpy as np
 import scipy.linalg as sl
 from scipy.spatial.distance import pdist
 
-from ..node_constraints import components
+from ..graph.node_constraints import components
 from ..params import MethodSpec, ParamSpec
-from ..spectral import SpectralResult, njw
+from ..spectral import SpectralResult, njw, normalize
 
 PARAMS = (
     ParamSpec("alpha", float, None,
@@ -40,10 +40,8 @@ def rom_affinity(W: np.ndarray, Y: np.ndarray, alpha: float) -> np.ndarray:
     """
     W = W.copy()
     np.fill_diagonal(W, 0.0)
-    d = np.maximum(W.sum(1), 1e-300)
-    isq = 1.0 / np.sqrt(d)
-    S = W * isq[:, None] * isq[None, :]
-    M = np.eye(len(W)) - alpha * (S + S.T) / 2.0
+    S, _ = normalize(W)
+    M = np.eye(len(W)) - alpha * S
     F = sl.cho_solve(sl.cho_factor(M), Y)
     return F + F.T
 
@@ -102,7 +100,7 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, alpha=None) -
             b = comp == comp[j]
             A[np.ix_(a, b)] = 0.0
             A[np.ix_(b, a)] = 0.0
-    res = njw(A, n_clusters, rng, what="RoM affinity graph", discretize="yu-shi")
+    res = njw(A, n_clusters, rng, what="RoM affinity graph", rule="yu-shi")
     res.info["alpha"] = float(alpha)
     return res
 

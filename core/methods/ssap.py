@@ -300,4 +300,5 @@ SPEC = MethodSpec(
     reference="Conroy & Xi, 2009; Frey & Dueck, Science 2007",
     params=PARAMS,
     fit=fit,
+    node_cap="ap_nodes",
 )

@@ -8,7 +8,7 @@ from PySide6.QtGui import QIcon, QImage, QPixmap
 from PySide6.QtWidgets import (QCheckBox, QDockWidget, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
                                QSpinBox, QVBoxLayout, QWidget)
 
-from core import bsds
+from core.eval import bsds
 
 THUMB = 96
 
@@ -83,7 +83,7 @@ class BerkeleyBrowser(QDockWidget):
         self.pool.setMaxThreadCount(1)
 
     def open_folder(self, root) -> None:
-        """Raises :class:`core.bsds.DatasetError` for a folder that is not in the layout."""
+        """Raises :class:`core.eval.bsds.DatasetError` for a folder that is not in the layout."""
         self.items = bsds.find_images(root)
         self.list.clear()
         for it in self.items:

@@ -236,7 +236,7 @@ class MainWindow(QMainWindow):
         if gt is not None and gt.shape == seg.labels.shape:
             value = getattr(seg, "display", {}).get("ari")
             if value is None:  # annotator changed after this result: score it once here
-                from core.metrics import adjusted_rand
+                from core.eval.metrics import adjusted_rand
 
                 value = adjusted_rand(gt, seg.labels)
                 seg.display["ari"] = value
@@ -286,7 +286,7 @@ class MainWindow(QMainWindow):
         return True
 
     def _open_bsds_item(self, item):
-        from core import bsds
+        from core.eval import bsds
 
         if not self.model.open_image(item.image):
             return

@@ -22,7 +22,7 @@ def display_arrays(seg, ground_truth=None) -> dict:
     from skimage.segmentation import find_boundaries
 
     from core import render
-    from core.metrics import adjusted_rand
+    from core.eval.metrics import adjusted_rand
 
     out = {
         "colors": render.palette(int(seg.labels.max()) + 1)[seg.labels],

@@ -3,7 +3,7 @@ import pytest
 from scipy.io import savemat
 from sklearn.metrics import adjusted_rand_score
 
-from core import bsds, metrics
+from core.eval import bsds, metrics
 
 
 def make_bsds(root, n=3, h=12, w=16):
@@ -75,7 +75,7 @@ def test_metrics_on_hand_made_cases(rng):
 
 
 def test_target_keeps_the_k_largest_segments_of_the_coarsest_annotator():
-    from core import simulate
+    from core.eval import simulate
 
     a = np.array([[0, 0, 1, 1], [0, 0, 1, 2]])
     b = np.array([[0, 1, 2, 3], [4, 5, 6, 7]])
@@ -88,7 +88,7 @@ def test_simulated_user_clicks_the_centre_of_the_largest_error():
     a 6x6 square of the right half with the left. The click is at that square's centre, the
     must-link goes to the centre of the correct right part, the cannot-link to the centre of
     the left half."""
-    from core import simulate
+    from core.eval import simulate
 
     target = np.zeros((20, 20), np.int32)
     target[:, 10:] = 1

@@ -7,7 +7,7 @@ import scipy.sparse as sp
 
 from core.errors import ParameterError
 from core.methods import csp
-from core.node_constraints import NodeConstraints as NC
+from core.graph.node_constraints import NodeConstraints as NC
 
 A_FIG1 = np.array([[0, 1, 1, 0, 0, 0], [1, 0, 1, 0, 0, 0], [1, 1, 0, 1, 0, 0],
                    [0, 0, 1, 0, 1, 1], [0, 0, 0, 1, 0, 1], [0, 0, 0, 1, 1, 0]], float)

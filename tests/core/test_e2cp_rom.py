@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from core.methods import e2cp, rom
-from core.node_constraints import NodeConstraints as NC
+from core.graph.node_constraints import NodeConstraints as NC
 
 
 def _data(rng, n=40):

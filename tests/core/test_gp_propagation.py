@@ -5,7 +5,7 @@ import pytest
 
 from core.methods import gp_propagation as gp
 from core.methods import ncut
-from core.node_constraints import NodeConstraints as NC
+from core.graph.node_constraints import NodeConstraints as NC
 from tests.conftest import gaussian_1d
 
 

@@ -4,8 +4,8 @@ stroke becomes constraints")."""
 import numpy as np
 
 import core
-from core.node_constraints import MAX_PER_END, components, map_constraints
-from core.representation import grid_representation
+from core.graph.node_constraints import MAX_PER_END, components, map_constraints
+from core.graph.representation import grid_representation
 
 
 def _two_halves():

@@ -6,7 +6,7 @@ from sklearn.cluster import AffinityPropagation
 from sklearn.metrics import adjusted_rand_score
 
 from core.methods import ssap
-from core.node_constraints import NodeConstraints as NC
+from core.graph.node_constraints import NodeConstraints as NC
 
 
 def test_unconstrained_ap_equals_sklearn(rng):

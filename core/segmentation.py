@@ -9,14 +9,14 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .affinity import gaussian_affinity
 from .constraints import Constraints
-from .errors import ContradictoryConstraintsWarning, ParameterError, SegappError
+from .errors import ContradictoryConstraintsWarning, ParameterError
+from .graph.affinity import gaussian_affinity
+from .graph.node_constraints import map_constraints
+from .graph.representation import REPRESENTATION_PARAMS, Representation, build_representation
 from .image import as_float_image
-from .methods import METHODS
-from .node_constraints import map_constraints, warn_contradictions
 from .params import resolve
-from .representation import REPRESENTATION_PARAMS, Representation, build_representation
+from .pipeline import check_method, method_params, node_cap, run_method
 
 
 @dataclass
@@ -59,25 +59,23 @@ class Segmentation:
     info: dict = field(default_factory=dict)
 
 
-def check_method(method: str):
-    if method not in METHODS:
-        raise ParameterError(f"unknown method {method!r}; valid methods: {', '.join(METHODS)}")
-    return METHODS[method]
-
-
 def split_params(method: str, params: dict) -> tuple[dict, dict]:
-    """Validate ``params`` for ``method``: (representation params, method params), defaults filled."""
+    """Validate ``params`` for ``method``: (representation params, method params), defaults filled.
+
+    Raises
+    ------
+    ParameterError
+        For an unknown name (listing every valid one) or a bad value.
+    """
     spec = check_method(method)
     rep_names = {p.name for p in REPRESENTATION_PARAMS}
-    rep_given = {k: v for k, v in params.items() if k in rep_names}
-    meth_given = {k: v for k, v in params.items() if k not in rep_names}
-    names = sorted(rep_names | {p.name for p in spec.params} | {"random_state"})
-    for k in meth_given:
-        if k not in {p.name for p in spec.params}:
-            raise ParameterError(f"unknown parameter {k!r} for method {method!r}; valid parameters: "
-                                 f"{', '.join(n for n in names if n != 'random_state')}")
-    return resolve(REPRESENTATION_PARAMS, rep_given, "the representation"), \
-        resolve(spec.params, meth_given, f"method {method!r}")
+    meth_names = {p.name for p in spec.params}
+    unknown = sorted(set(params) - rep_names - meth_names)
+    if unknown:
+        valid = ", ".join(sorted(rep_names | meth_names))
+        raise ParameterError(f"unknown parameter {unknown[0]!r} for method {method!r}; valid parameters: {valid}")
+    rep_p = resolve(REPRESENTATION_PARAMS, {k: v for k, v in params.items() if k in rep_names}, "the representation")
+    return rep_p, method_params(spec, {k: v for k, v in params.items() if k in meth_names})
 
 
 def segment(image, constraints: Constraints | None = None, method: str = "csp", n_segments: int = 2,
@@ -131,12 +129,10 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
     caught: list[str] = []
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
-        for msg in constraints.contradictions():
+        pixel_contradictions = constraints.contradictions()
+        for msg in pixel_contradictions:
             warnings.warn("contradictory constraints: " + msg, ContradictoryConstraintsWarning, stacklevel=2)
-        max_nodes = rep_p["max_nodes"]
-        if "ap_nodes" in meth_p:
-            max_nodes = min(max_nodes, meth_p["ap_nodes"])
-        rep = build_representation(img, rep_p["representation"], max_nodes)
+        rep = build_representation(img, rep_p["representation"], node_cap(spec, meth_p, rep_p["max_nodes"]))
         if n_segments > rep.n_nodes:
             raise ParameterError(f"n_segments = {n_segments} exceeds the {rep.n_nodes} graph nodes; "
                                  f"use at most {rep.n_nodes} or raise max_nodes")
@@ -144,29 +140,14 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
         K = gaussian_affinity(feats)
         nc = map_constraints(constraints, rep, stroke_radius=rep_p["stroke_radius"],
                              sigma_intensity=rep_p["sigma_intensity"], max_pairs=rep_p["max_pairs"], rng=rng)
-        if method != "ncut" and not constraints.contradictions():
-            warn_contradictions(nc)
-        try:
-            with np.errstate(all="ignore"):
-                res = spec.fit(K, nc, n_segments, rng, features=feats, **meth_p)
-        except SegappError:
-            raise
-        except (np.linalg.LinAlgError, ValueError, ArithmeticError) as e:
-            from .errors import ConvergenceError
-
-            raise ConvergenceError(f"{method}: numerical failure ({type(e).__name__}: {e})") from None
+        res = run_method(spec, K, nc, n_segments, rng, params=meth_p, features=feats,
+                         warn=not pixel_contradictions)
     for w in rec:
-        if issubclass(w.category, Warning):
-            caught.append(str(w.message))
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        caught.append(str(w.message))
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     labels = rep.to_pixels(res.labels).astype(np.int32)
-    emb = res.embedding
-    if emb.shape[1] < 3:
-        emb = np.hstack([emb, np.zeros((emb.shape[0], 3 - emb.shape[1]))])
-        ev = np.concatenate([res.eigenvalues, np.full(3 - len(res.eigenvalues), np.nan)])
-    else:
-        ev = res.eigenvalues
-    eig = rep.to_pixels(emb.astype(np.float32))
+    eig = rep.to_pixels(res.embedding.astype(np.float32))
+    ev = res.eigenvalues
     used = {"method": method, "n_segments": n_segments, "random_state": random_state, **rep_p, **meth_p}
     used.update({k: v for k, v in res.info.items() if k in meth_p})
     used["n_nodes"] = rep.n_nodes

@@ -1,5 +1,5 @@
 """``segapp evaluate``: every method and the random-walker anchor on a BSDS folder, driven by
-the simulated user of :mod:`core.simulate`; CSV rows, a summary table and a chart."""
+the simulated user of :mod:`core.eval.simulate`; CSV rows, a summary table and a chart."""
 
 from __future__ import annotations
 
@@ -11,14 +11,14 @@ from pathlib import Path
 
 import numpy as np
 
+from .common import Parser, parse_params
+
 ANCHOR = "random-walker"
 SUMMARY_ROUNDS = (0, 1, 3, 5, 10)
 
 
 def _parser():
-    from segapp.cli import _Parser
-
-    p = _Parser(prog="segapp evaluate", description="Benchmark methods with a simulated user on BSDS500.")
+    p = Parser(prog="segapp evaluate", description="Benchmark methods with a simulated user on BSDS500.")
     p.add_argument("--bsds", required=True, help="folder in the BSDS500 layout")
     p.add_argument("--split", default="train", choices=("train", "val", "test"))
     p.add_argument("--segments", type=int, default=3, help="K target segments (2-5)")
@@ -38,7 +38,8 @@ def evaluate_image(item, methods, k, rounds, mode, params):
     import warnings
 
     import core
-    from core import bsds, metrics, simulate
+    from core.eval import bsds, metrics, simulate
+    from core.eval.baselines import random_walker_segmenter
 
     image = core.load_image(item.image)
     gts = bsds.load_ground_truth(item.ground_truth)
@@ -47,7 +48,7 @@ def evaluate_image(item, methods, k, rounds, mode, params):
     rows = []
     for m in methods:
         if m == ANCHOR:
-            seg_fn = lambda c: simulate.random_walker_segmenter(image, c, target, k)  # noqa: E731
+            seg_fn = lambda c: random_walker_segmenter(image, c, target, k)  # noqa: E731
         else:
             def seg_fn(c, m=m):
                 with warnings.catch_warnings():
@@ -136,8 +137,7 @@ def chart(rows, methods, rounds, path) -> None:
 
 def main(argv) -> int:
     import core
-    from core import bsds
-    from segapp.cli import _parse_params
+    from core.eval import bsds
 
     a = _parser().parse_args(argv)
     if not 2 <= a.segments <= 5:
@@ -147,7 +147,7 @@ def main(argv) -> int:
         if m != ANCHOR and m not in core.METHODS:
             raise core.ParameterError(f"unknown method {m!r}; valid: {', '.join(core.METHODS)}, {ANCHOR}")
     items = [i for i in bsds.find_images(a.bsds, a.split) if i.ground_truth is not None][: a.limit]
-    params = _parse_params(a.param)
+    params = parse_params(a.param)
     from joblib import Parallel, delayed
 
     rows, t0 = [], time.perf_counter()

@@ -13,14 +13,13 @@ from p to the same kind of point of h. Blocks mode adds one 5x5 block at p label
 from __future__ import annotations
 
 import time
-import warnings
 
 import numpy as np
 from scipy.ndimage import distance_transform_edt
 from scipy.optimize import linear_sum_assignment
 
-from .constraints import Block, Constraints
-from .errors import SegappError
+from ..constraints import Block, Constraints
+from ..errors import SegappError
 
 DONT_CARE = -1
 
@@ -85,39 +84,6 @@ def add_round(cons: Constraints, click, mode: str, shape) -> Constraints:
     ml = cons.must_link + ((*p, *gp, 1.0),) if gp != p else cons.must_link
     cl = cons.cannot_link + ((*p, *hp, 1.0),) if hp is not None else cons.cannot_link
     return Constraints(ml, cl, cons.blocks)
-
-
-def random_walker_segmenter(image, cons: Constraints, target: np.ndarray, n_segments: int):
-    """scikit-image's random walker with seeds at exactly the constraint endpoints (and block
-    pixels), each a disk of radius 2 labelled with its target segment; ``cg_mg`` when pyamg is
-    installed, else ``cg_j``. Without seeds every pixel is segment 0."""
-    from skimage.draw import disk
-    from skimage.segmentation import random_walker
-
-    from .image import as_float_image
-
-    img = as_float_image(image)
-    markers = np.zeros(img.shape[:2], np.int32)
-    pts = [(l[0], l[1]) for l in cons.must_link + cons.cannot_link] + \
-          [(l[2], l[3]) for l in cons.must_link + cons.cannot_link]
-    for r, c in pts:
-        if target[r, c] != DONT_CARE:
-            rr, cc = disk((r, c), 2, shape=markers.shape)
-            markers[rr, cc] = target[r, c] + 1
-    for b in cons.blocks:
-        markers[b.top:b.bottom, b.left:b.right] = b.label
-    if markers.max() == 0:
-        return np.zeros(img.shape[:2], np.int32)
-    try:
-        import pyamg  # noqa: F401
-
-        mode = "cg_mg"
-    except ImportError:
-        mode = "cg_j"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        lab = random_walker(img, markers, mode=mode, channel_axis=-1 if img.ndim == 3 else None)
-    return (lab - 1).astype(np.int32)
 
 
 def simulate(image, target, segmenter, rounds: int = 10, mode: str = "strokes"):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import SegappError
+from ..errors import SegappError
 
 SPLITS = ("train", "val", "test")
 

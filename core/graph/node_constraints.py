@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .constraints import Constraints
-from .errors import ContradictoryConstraintsWarning
+from ..constraints import Constraints
+from ..errors import ContradictoryConstraintsWarning
 from .representation import Representation
 
 MAX_PER_END = 64

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import ParameterError
-from .params import ParamSpec
+from ..errors import ParameterError
+from ..params import ParamSpec
 
 REPRESENTATION_PARAMS = (
     ParamSpec("representation", str, "superpixels",
