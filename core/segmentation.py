@@ -21,16 +21,16 @@ from .pipeline import check_method, method_params, node_cap, run_method
 
 @dataclass
 class Segmentation:
-    """The result of :func:`segment`.
+    """The result of :func:`segment`: node-level arrays, painted at full size on demand.
 
     Attributes
     ----------
-    labels : ndarray, shape (H, W), int32
-        Segment index 0..n_segments-1 of every pixel of the input image.
-    eigenvectors : ndarray, shape (H, W, m), float32, m >= 3
-        The leading non-trivial eigenvectors the method clustered (csp: ``u*`` first),
-        painted at full size.
+    node_labels : ndarray, shape (n,), int64
+        Segment index 0..n_segments-1 of every graph node.
+    node_embedding : ndarray, shape (n, m), m >= 3
+        The leading non-trivial eigenvectors the method clustered (csp: ``u*`` first).
     eigenvalues : ndarray, shape (m,)
+        NaN for missing vectors (their embedding column is zero).
     params : dict
         Every parameter used, defaults resolved (e.g. csp's beta by eq. 17).
     seconds : float
@@ -39,24 +39,45 @@ class Segmentation:
     method : str
     warnings : list of str
         Messages of the segapp warnings raised during the call (also emitted as warnings).
-    node_labels : ndarray, shape (n,)
-    representation : Representation
+    representation : Representation or None
+        The nodes; ``node_of_pixel`` paints node values at full size.
     info : dict
         Method diagnostics (csp: n_feasible, lambda_max, constraint_satisfaction; ssap:
         preference, rounds, n_violated).
+    labels : ndarray, shape (H, W), int32
+        (property) Segment index of every pixel of the input image.
+    eigenvectors : ndarray, shape (H, W, m), float32
+        (property) ``node_embedding`` painted at full size.
     """
 
-    labels: np.ndarray
-    eigenvectors: np.ndarray
+    node_labels: np.ndarray
+    node_embedding: np.ndarray
     eigenvalues: np.ndarray
     params: dict
     seconds: float
     n_nodes: int
     method: str
     warnings: list = field(default_factory=list)
-    node_labels: np.ndarray | None = None
     representation: Representation | None = None
     info: dict = field(default_factory=dict)
+
+    def _paint(self, values: np.ndarray) -> np.ndarray:
+        if self.representation is None:
+            raise AttributeError("this Segmentation carries no representation to paint pixels with "
+                                 "(node_labels and node_embedding are node-level)")
+        return self.representation.to_pixels(values)
+
+    @property
+    def labels(self) -> np.ndarray:
+        if getattr(self, "_labels", None) is None:
+            self._labels = self._paint(np.asarray(self.node_labels, np.int32))
+        return self._labels
+
+    @property
+    def eigenvectors(self) -> np.ndarray:
+        if getattr(self, "_eigenvectors", None) is None:
+            self._eigenvectors = self._paint(self.node_embedding.astype(np.float32))
+        return self._eigenvectors
 
 
 def split_params(method: str, params: dict) -> tuple[dict, dict]:
@@ -145,11 +166,8 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
     for w in rec:
         caught.append(str(w.message))
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    labels = rep.to_pixels(res.labels).astype(np.int32)
-    eig = rep.to_pixels(res.embedding.astype(np.float32))
-    ev = res.eigenvalues
     used = {"method": method, "n_segments": n_segments, "random_state": random_state, **rep_p, **meth_p}
     used.update({k: v for k, v in res.info.items() if k in meth_p})
     used["n_nodes"] = rep.n_nodes
-    return Segmentation(labels, eig, np.asarray(ev, float), used, time.perf_counter() - t0, rep.n_nodes,
-                        method, caught, res.labels, rep, res.info)
+    return Segmentation(res.labels.astype(np.int64), res.embedding, np.asarray(res.eigenvalues, float), used,
+                        time.perf_counter() - t0, rep.n_nodes, method, caught, rep, res.info)

@@ -41,6 +41,7 @@ def compute(image, cons, method, k, params, ground_truth):
             warnings.simplefilter("ignore")
             seg = core.segment(image, cons, method=method, n_segments=k, **params)
         seg.display = display_arrays(seg, ground_truth)
+        seg.labels, seg.eigenvectors  # painted now: the representation stays behind
         seg.representation = None  # large and not needed by the views
         return seg, ""
     except core.SegappError as e:
