@@ -93,29 +93,87 @@ def check_image(image) -> None:
         raise InvalidImageError("image contains NaN or infinite values")
 
 
+def _channels(image: np.ndarray) -> np.ndarray:
+    """Drop the alpha channel and a singleton channel axis: (H, W) or (H, W, 3)."""
+    if image.ndim == 3 and image.shape[2] == 4:
+        image = image[..., :3]
+    if image.ndim == 3 and image.shape[2] == 1:
+        image = image[..., 0]
+    return image
+
+
+def value_range(image: np.ndarray) -> tuple[float, float]:
+    """The values that map to 0 and 1 in :func:`as_float_image`.
+
+    Integer images: their type's range (uint16 by 65535); boolean: 0 and 1; float images
+    already in [0, 1]: 0 and 1, other float ranges: their own minimum and maximum.
+    """
+    if image.dtype.kind == "b":
+        return 0.0, 1.0
+    if image.dtype.kind in "ui":
+        info = np.iinfo(image.dtype)
+        return float(info.min), float(info.max)
+    lo, hi = float(image.min()), float(image.max())
+    if lo >= 0.0 and hi <= 1.0:
+        return 0.0, 1.0
+    return lo, hi
+
+
+def _scale(values: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    out = values.astype(np.float64, copy=values.dtype != np.float64)
+    if (lo, hi) == (0.0, 1.0):
+        return out
+    if hi <= lo:
+        return np.zeros_like(out)
+    out -= lo
+    out /= hi - lo
+    return out
+
+
 def as_float_image(image: np.ndarray) -> np.ndarray:
     """Return ``image`` as float64 in [0, 1], shape (H, W) or (H, W, 3).
 
-    Integer images are divided by their type's maximum (uint16 by 65535; a uint16 or
-    wider integer image whose values all fit in 8 bits is still divided by its type's max,
-    so contrast is kept relative); boolean images map to 0/1; float images already in [0, 1]
-    are kept, other float ranges are scaled min-max. The alpha channel is dropped.
+    Values are mapped by :func:`value_range`; the alpha channel is dropped.
     """
     check_image(image)
-    img = image
-    if img.ndim == 3 and img.shape[2] == 4:
-        img = img[..., :3]
-    if img.ndim == 3 and img.shape[2] == 1:
-        img = img[..., 0]
-    if img.dtype.kind == "b":
-        out = img.astype(np.float64)
-    elif img.dtype.kind in "ui":
-        info = np.iinfo(img.dtype)
-        lo = 0 if info.min == 0 else info.min
-        out = (img.astype(np.float64) - lo) / float(info.max - lo)
-    else:
-        out = img.astype(np.float64)
-        lo, hi = float(out.min()), float(out.max())
-        if lo < 0.0 or hi > 1.0:
-            out = (out - lo) / (hi - lo) if hi > lo else np.zeros_like(out)
-    return out
+    img = _channels(image)
+    return _scale(img, *value_range(img))
+
+
+def working_image(image: np.ndarray, max_pixels: int) -> tuple[np.ndarray, int]:
+    """A float copy of ``image`` with at most ``max_pixels`` pixels, by block means.
+
+    Parameters
+    ----------
+    image : ndarray, shape (H, W), (H, W, 1), (H, W, 3) or (H, W, 4)
+    max_pixels : int
+
+    Returns
+    -------
+    work : ndarray, shape (ceil(H / f), ceil(W / f)[, 3]), float64 in [0, 1]
+        Each pixel the mean of an ``f x f`` block of ``image`` (fewer at the right and
+        bottom edges), scaled as :func:`as_float_image` scales the whole image.
+    f : int
+        The block size, ``ceil(sqrt(H W / max_pixels))`` (1: the image itself).
+
+    Notes
+    -----
+    Strips of ``f`` rows are averaged one at a time, so a 12-megapixel photo never exists
+    as a float64 array (about 290 MB); only the working copy does.
+    """
+    check_image(image)
+    img = _channels(image)
+    h, w = img.shape[:2]
+    f = max(1, int(np.ceil(np.sqrt(h * w / float(max_pixels)))))
+    lo, hi = value_range(img)
+    if f == 1:
+        return _scale(img, lo, hi), 1
+    starts = np.arange(0, w, f)
+    counts = np.diff(np.r_[starts, w]).astype(np.float64)
+    out = np.empty((-(-h // f), len(starts)) + img.shape[2:], np.float64)
+    for i in range(out.shape[0]):
+        strip = img[i * f:(i + 1) * f]
+        sums = np.add.reduceat(strip.sum(axis=0, dtype=np.float64), starts, axis=0)
+        n = strip.shape[0] * counts
+        out[i] = sums / (n[:, None] if sums.ndim == 2 else n)
+    return _scale(out, lo, hi), f

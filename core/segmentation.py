@@ -14,7 +14,7 @@ from .errors import ContradictoryConstraintsWarning, ParameterError
 from .graph.affinity import gaussian_affinity
 from .graph.node_constraints import map_constraints
 from .graph.representation import REPRESENTATION_PARAMS, Representation, build_representation
-from .image import as_float_image
+from .image import check_image
 from .params import resolve
 from .pipeline import check_method, method_params, node_cap, run_method
 
@@ -117,7 +117,7 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
         Seeds k-means and block-pair subsampling (converted once).
     **params
         Representation parameters (``representation``, ``max_nodes``, ``sigma_position``,
-        ``sigma_intensity``, ``stroke_radius``, ``max_pairs``) and the method's parameters.
+        ``sigma_intensity``, ``stroke_radius``, ``work_pixels``, ``max_pairs``) and the method's parameters.
 
     Returns
     -------
@@ -140,7 +140,8 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
         raise ParameterError(f"n_segments must be an integer >= 2, got {n_segments!r}")
     n_segments = int(n_segments)
     rep_p, meth_p = split_params(method, params)
-    img = as_float_image(np.asarray(image))
+    img = np.asarray(image)
+    check_image(img)
     if constraints is None:
         constraints = Constraints()
     elif not isinstance(constraints, Constraints):
@@ -153,7 +154,8 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
         pixel_contradictions = constraints.contradictions()
         for msg in pixel_contradictions:
             warnings.warn("contradictory constraints: " + msg, ContradictoryConstraintsWarning, stacklevel=2)
-        rep = build_representation(img, rep_p["representation"], node_cap(spec, meth_p, rep_p["max_nodes"]))
+        rep = build_representation(img, rep_p["representation"], node_cap(spec, meth_p, rep_p["max_nodes"]),
+                                   rep_p["work_pixels"])
         if n_segments > rep.n_nodes:
             raise ParameterError(f"n_segments = {n_segments} exceeds the {rep.n_nodes} graph nodes; "
                                  f"use at most {rep.n_nodes} or raise max_nodes")

@@ -134,7 +134,7 @@ def chain_contradictions(n, must, cannot) -> list[str]:
 
 
 def _end_nodes(rep: Representation, r: int, c: int, radius: float, sigma_int: float) -> np.ndarray:
-    a = int(rep.node_of_pixel[r, c])
+    a = rep.node_at(r, c)
     if radius <= 0:
         return np.array([a])
     d = np.hypot(*(rep.positions - rep.positions[a]).T)
@@ -159,7 +159,7 @@ def map_constraints(constraints: Constraints | None, rep: Representation, *, str
             for i, (r1, c1, r2, c2, w) in enumerate(links):
                 A = _end_nodes(rep, r1, c1, radius_px, sigma_intensity)
                 B = _end_nodes(rep, r2, c2, radius_px, sigma_intensity)
-                a0, b0 = rep.node_of_pixel[r1, c1], rep.node_of_pixel[r2, c2]
+                a0, b0 = rep.node_at(r1, c1), rep.node_at(r2, c2)
                 if a0 == b0:
                     if kind == "cannot-link":
                         notes.append(f"cannot-link #{i} has both ends in one graph node "
@@ -185,7 +185,7 @@ def map_constraints(constraints: Constraints | None, rep: Representation, *, str
         index = {v: k for k, v in enumerate(label_values)}
         conflict = np.zeros(n, bool)
         for b in constraints.blocks:
-            nodes = np.unique(rep.node_of_pixel[b.top:b.bottom, b.left:b.right])
+            nodes = rep.nodes_in_box(b.top, b.left, b.bottom, b.right)
             k = index[b.label]
             clash = (labels[nodes] >= 0) & (labels[nodes] != k)
             conflict[nodes[clash]] = True

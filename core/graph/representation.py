@@ -2,9 +2,12 @@
 
 Berkeley images have 154,401 pixels; the papers' dense N x N formulas are run on a graph of
 superpixels (SLIC, Achanta et al. 2012, from scikit-image) or of area-downsampled grid cells
-(the papers' own setting). Each node carries the mean position and mean intensity/colour
-of its pixels; ``node_of_pixel`` maps every full-size pixel to its node so labels and
-eigenvectors are painted back at full size.
+(the papers' own setting). Nodes are computed on a working copy of at most ``work_pixels``
+pixels (block means, :func:`core.image.working_image`; a Berkeley image is its own working
+copy), so a 12-megapixel photo costs what a 0.5-megapixel one does. Each node carries the
+mean position (full-image coordinates) and mean colour of its pixels; ``node_map`` maps
+every working pixel to its node, and :meth:`Representation.to_pixels` paints node values
+back at full size.
 
 Building a representation costs ~0.1 s on a 481x321 image, so results are cached per
 (image content, settings): a new stroke in the GUI only re-runs the method.
@@ -12,6 +15,7 @@ Building a representation costs ~0.1 s on a 481x321 image, so results are cached
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import threading
 from collections import OrderedDict
@@ -20,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ParameterError
+from ..image import working_image
 from ..params import ParamSpec
 
 REPRESENTATION_PARAMS = (
@@ -40,6 +45,10 @@ REPRESENTATION_PARAMS = (
               "image diagonal and whose colour is within sigma_intensity, at most 64 per end "
               "(0: its own node only).",
               low=0.0, high=1.0),
+    ParamSpec("work_pixels", int, 500_000,
+              "Superpixels are computed on a copy of the image with at most this many pixels "
+              "(block means); labels are painted back at full size.",
+              low=10_000, high=100_000_000),
     ParamSpec("max_pairs", int, 400,
               "Most node pairs made from labelled blocks (chains kept, the rest subsampled).",
               low=1, high=100000),
@@ -54,18 +63,24 @@ class Representation:
     ----------
     kind : str
     shape : tuple (H, W)
-    node_of_pixel : ndarray, shape (H, W), int32
+        The full image's size.
+    node_map : ndarray, shape (h, w), int32
+        The node of every working pixel; working pixel (i, j) covers the full-size pixels
+        ``[i f, (i + 1) f) x [j f, (j + 1) f)``.
+    factor : int
+        ``f``, the working copy's block size (1: the image itself).
     positions : ndarray, shape (n, 2)
-        Mean (row, column) of each node's pixels.
+        Mean (row, column) of each node's pixels, in full-image coordinates.
     colors : ndarray, shape (n, c)
         Mean intensity (c = 1) or RGB colour (c = 3) in [0, 1].
     sizes : ndarray, shape (n,)
-        Pixels per node.
+        Working pixels per node.
     """
 
     kind: str
     shape: tuple
-    node_of_pixel: np.ndarray
+    node_map: np.ndarray
+    factor: int
     positions: np.ndarray
     colors: np.ndarray
     sizes: np.ndarray
@@ -79,12 +94,32 @@ class Representation:
         diag = float(np.hypot(*self.shape))
         return np.hstack([self.positions / (sigma_position * diag), self.colors / sigma_intensity])
 
+    def node_at(self, row: int, col: int) -> int:
+        """The node of full-image pixel (row, col)."""
+        return int(self.node_map[row // self.factor, col // self.factor])
+
+    def nodes_in_box(self, top: int, left: int, bottom: int, right: int) -> np.ndarray:
+        """The nodes with a pixel in the full-image box (bottom, right exclusive)."""
+        f = self.factor
+        return np.unique(self.node_map[top // f:(bottom - 1) // f + 1, left // f:(right - 1) // f + 1])
+
+    @property
+    def node_of_pixel(self) -> np.ndarray:
+        """The node of every full-size pixel, shape (H, W), int32."""
+        return self.to_pixels(np.arange(self.n_nodes, dtype=np.int32))
+
     def to_pixels(self, node_values: np.ndarray) -> np.ndarray:
-        """Paint per-node values (n,) or (n, m) back onto the (H, W[, m]) pixel grid."""
-        return np.asarray(node_values)[self.node_of_pixel]
+        """Paint per-node values (n,) or (n, m) onto the full (H, W[, m]) pixel grid."""
+        v = np.asarray(node_values)[self.node_map]
+        if self.factor == 1:
+            return v
+        h, w = self.shape
+        rows = np.arange(h) // self.factor
+        cols = np.arange(w) // self.factor
+        return v[rows[:, None], cols[None, :]]
 
 
-def _summarise(kind, img, node_of_pixel) -> Representation:
+def _summarise(kind, img, node_of_pixel, full_shape=None, factor=1) -> Representation:
     h, w = node_of_pixel.shape
     flat = node_of_pixel.ravel()
     n = int(flat.max()) + 1
@@ -93,7 +128,9 @@ def _summarise(kind, img, node_of_pixel) -> Representation:
     pos = np.stack([np.bincount(flat, rows.ravel(), n), np.bincount(flat, cols.ravel(), n)], 1) / sizes[:, None]
     chans = img.reshape(h * w, -1)
     col = np.stack([np.bincount(flat, chans[:, k], n) for k in range(chans.shape[1])], 1) / sizes[:, None]
-    return Representation(kind, (h, w), node_of_pixel.astype(np.int32), pos, col, sizes)
+    pos = (pos + 0.5) * factor - 0.5  # working pixel centres in full-image coordinates
+    return Representation(kind, tuple(full_shape or (h, w)), node_of_pixel.astype(np.int32), int(factor),
+                          pos, col, sizes)
 
 
 def grid_representation(img: np.ndarray, max_nodes: int) -> Representation:
@@ -117,8 +154,7 @@ def superpixel_representation(img: np.ndarray, max_nodes: int) -> Representation
 
     h, w = img.shape[:2]
     if h * w <= max_nodes:
-        rep = grid_representation(img, max_nodes)
-        return Representation("superpixels", rep.shape, rep.node_of_pixel, rep.positions, rep.colors, rep.sizes)
+        return dataclasses.replace(grid_representation(img, max_nodes), kind="superpixels")
     colour = img.ndim == 3
     src = img if colour else img * 100.0  # grey on the scale of CIELAB lightness
     n_req = max_nodes
@@ -140,20 +176,33 @@ _CACHE_LOCK = threading.Lock()
 _CACHE_SIZE = 6
 
 
-def build_representation(img: np.ndarray, representation: str, max_nodes: int) -> Representation:
-    """Cached :func:`grid_representation` / :func:`superpixel_representation` of a float image."""
-    digest = hashlib.blake2b(np.ascontiguousarray(img).view(np.uint8), digest_size=16).hexdigest()
-    key = (digest, img.shape, representation, int(max_nodes))
+def build_representation(image: np.ndarray, representation: str, max_nodes: int,
+                         work_pixels: int = 500_000) -> Representation:
+    """Cached :func:`grid_representation` / :func:`superpixel_representation` of an image.
+
+    Parameters
+    ----------
+    image : ndarray, shape (H, W[, c])
+        Any image :func:`core.image.check_image` accepts (the raw array, not a float copy).
+    representation : {'superpixels', 'grid'}
+    max_nodes : int
+    work_pixels : int
+        Most pixels of the working copy the nodes are computed on.
+    """
+    if representation not in ("superpixels", "grid"):
+        raise ParameterError(f"unknown representation {representation!r}; valid: 'superpixels', 'grid'")
+    image = np.ascontiguousarray(image)
+    digest = hashlib.blake2b(image.view(np.uint8), digest_size=16).hexdigest()
+    key = (digest, image.shape, image.dtype.str, representation, int(max_nodes), int(work_pixels))
     with _CACHE_LOCK:
         if key in _CACHE:
             _CACHE.move_to_end(key)
             return _CACHE[key]
-    if representation == "grid":
-        rep = grid_representation(img, max_nodes)
-    elif representation == "superpixels":
-        rep = superpixel_representation(img, max_nodes)
-    else:
-        raise ParameterError(f"unknown representation {representation!r}; valid: 'superpixels', 'grid'")
+    work, f = working_image(image, work_pixels)
+    build = grid_representation if representation == "grid" else superpixel_representation
+    rep = build(work, max_nodes)
+    if f > 1:
+        rep = _summarise(rep.kind, work, rep.node_map, image.shape[:2], f)
     with _CACHE_LOCK:
         _CACHE[key] = rep
         while len(_CACHE) > _CACHE_SIZE:
