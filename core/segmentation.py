@@ -44,6 +44,9 @@ class Segmentation:
     info : dict
         Method diagnostics (csp: n_feasible, lambda_max, constraint_satisfaction; ssap:
         preference, rounds, n_violated).
+    honoured : dict of ndarray of bool
+        ``'must_link'``, ``'cannot_link'``, ``'blocks'``: whether each of the user's
+        constraints holds in the result (see :func:`honoured`).
     labels : ndarray, shape (H, W), int32
         (property) Segment index of every pixel of the input image.
     eigenvectors : ndarray, shape (H, W, m), float32
@@ -60,6 +63,7 @@ class Segmentation:
     warnings: list = field(default_factory=list)
     representation: Representation | None = None
     info: dict = field(default_factory=dict)
+    honoured: dict = field(default_factory=dict)
 
     def _paint(self, values: np.ndarray) -> np.ndarray:
         if self.representation is None:
@@ -78,6 +82,37 @@ class Segmentation:
         if getattr(self, "_eigenvectors", None) is None:
             self._eigenvectors = self._paint(self.node_embedding.astype(np.float32))
         return self._eigenvectors
+
+
+def honoured(constraints: Constraints, rep: Representation, node_labels: np.ndarray) -> dict:
+    """Which of the user's constraints the node labels honour.
+
+    A must-link holds when the nodes of its two endpoints share a segment, a cannot-link when
+    they do not; a block when every node it touches has one segment, the same as every block
+    of its label and different from every block of another label.
+
+    Returns
+    -------
+    dict with ``'must_link'`` (p,), ``'cannot_link'`` (q,), ``'blocks'`` (b,) bool arrays
+    """
+    def ends(links):
+        if not links:
+            return np.zeros((0, 2), np.int64)
+        return np.array([(rep.node_at(r1, c1), rep.node_at(r2, c2)) for r1, c1, r2, c2, _ in links])
+
+    lab = np.asarray(node_labels)
+    m, c = ends(constraints.must_link), ends(constraints.cannot_link)
+    seg_of = []
+    for b in constraints.blocks:
+        s = np.unique(lab[rep.nodes_in_box(b.top, b.left, b.bottom, b.right)])
+        seg_of.append(int(s[0]) if len(s) == 1 else -1)
+    ok_blocks = []
+    for i, b in enumerate(constraints.blocks):
+        same = [seg_of[j] for j, o in enumerate(constraints.blocks) if o.label == b.label]
+        other = [seg_of[j] for j, o in enumerate(constraints.blocks) if o.label != b.label]
+        ok_blocks.append(seg_of[i] >= 0 and all(s == seg_of[i] for s in same) and seg_of[i] not in other)
+    return {"must_link": lab[m[:, 0]] == lab[m[:, 1]], "cannot_link": lab[c[:, 0]] != lab[c[:, 1]],
+            "blocks": np.array(ok_blocks, bool)}
 
 
 def split_params(method: str, params: dict) -> tuple[dict, dict]:
@@ -171,5 +206,7 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
     used = {"method": method, "n_segments": n_segments, "random_state": random_state, **rep_p, **meth_p}
     used.update({k: v for k, v in res.info.items() if k in meth_p})
     used["n_nodes"] = rep.n_nodes
-    return Segmentation(res.labels.astype(np.int64), res.embedding, np.asarray(res.eigenvalues, float), used,
-                        time.perf_counter() - t0, rep.n_nodes, method, caught, rep, res.info)
+    node_labels = res.labels.astype(np.int64)
+    return Segmentation(node_labels, res.embedding, np.asarray(res.eigenvalues, float), used,
+                        time.perf_counter() - t0, rep.n_nodes, method, caught, rep, res.info,
+                        honoured(constraints, rep, node_labels))
