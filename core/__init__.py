@@ -18,7 +18,7 @@ from .errors import (ConstraintError, ContradictoryConstraintsWarning, Convergen
                      ConvergenceWarning, DisconnectedGraphWarning, FallbackWarning, InvalidImageError,
                      ParameterError, SegappError, SegappWarning)
 from .estimator import ConstrainedSpectralClustering
-from .graph.representation import REPRESENTATION_PARAMS
+from .pipeline import SHARED_PARAMS as REPRESENTATION_PARAMS
 from .image import as_float_image, load_image
 from .methods import METHODS
 from .segmentation import Segmentation, segment

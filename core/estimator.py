@@ -13,6 +13,7 @@ from .errors import ConstraintError, ParameterError
 from .graph.affinity import median_gamma, rbf_affinity
 from .graph.node_constraints import NodeConstraints
 from .pipeline import check_method, method_params, run_method
+from .spectral.rounding import ROUNDINGS
 
 MAX_SAMPLES = 5000
 
@@ -48,6 +49,9 @@ class ConstrainedSpectralClustering(ClusterMixin, BaseEstimator):
     gamma : float or None
         RBF width ``exp(-gamma ||x - y||^2)``; ``None`` = 1 / median squared distance.
     random_state : int, RandomState or None
+    rounding : {'constrained', 'paper'}, default 'constrained'
+        ``'constrained'``: labels honour every consistent constraint
+        (:mod:`core.spectral.rounding`); ``'paper'``: the method's own rounding.
     **method_params
         The method's parameters (see ``core.METHODS[method].params``).
 
@@ -67,8 +71,9 @@ class ConstrainedSpectralClustering(ClusterMixin, BaseEstimator):
     """
 
     def __init__(self, method="csp", n_clusters=2, affinity="rbf", gamma=None, random_state=None,
-                 **method_params):
+                 rounding="constrained", **method_params):
         self.method = method
+        self.rounding = rounding
         self.n_clusters = n_clusters
         self.affinity = affinity
         self.gamma = gamma
@@ -78,13 +83,13 @@ class ConstrainedSpectralClustering(ClusterMixin, BaseEstimator):
             setattr(self, k, v)
 
     def get_params(self, deep=True):
-        out = {k: getattr(self, k) for k in ("method", "n_clusters", "affinity", "gamma", "random_state")}
+        out = {k: getattr(self, k) for k in ("method", "n_clusters", "affinity", "gamma", "random_state", "rounding")}
         out.update({k: getattr(self, k) for k in self.method_params})
         return out
 
     def set_params(self, **params):
         for k, v in params.items():
-            if k not in ("method", "n_clusters", "affinity", "gamma", "random_state"):
+            if k not in ("method", "n_clusters", "affinity", "gamma", "random_state", "rounding"):
                 self.method_params = {**self.method_params, k: v}
             setattr(self, k, v)
         return self
@@ -130,7 +135,10 @@ class ConstrainedSpectralClustering(ClusterMixin, BaseEstimator):
         c, cw = _links(cannot_link, n, "cannot-link")
         nc = NodeConstraints.from_pairs(n, m, c, mw, cw)
         rng = check_random_state(self.random_state)
-        res = run_method(spec, K, nc, int(self.n_clusters), rng, params=params, features=feats)
+        if self.rounding not in ROUNDINGS:
+            raise ParameterError(f"unknown rounding {self.rounding!r}; valid: {', '.join(ROUNDINGS)}")
+        res = run_method(spec, K, nc, int(self.n_clusters), rng, params=params, features=feats,
+                         rounding=self.rounding)
         self.labels_ = res.labels
         self.embedding_ = res.embedding
         self.eigenvalues_ = res.eigenvalues

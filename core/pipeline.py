@@ -11,12 +11,17 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import ConvergenceError, ParameterError, SegappError
+from .graph import GRAPH_PARAMS
 from .graph.node_constraints import NodeConstraints, warn_contradictions
 from .methods import METHODS
 from .params import MethodSpec, resolve
-from .spectral import SpectralResult
+from .spectral import SpectralResult, row_normalize
+from .spectral.rounding import ROUNDING_PARAMS, constrained_labels
 
 MIN_SHOWN = 3  # eigenvectors every result carries (missing ones: zero columns, eigenvalue NaN)
+
+# The settings every method shares: the graph (nodes, affinity, strokes) and the rounding.
+SHARED_PARAMS = GRAPH_PARAMS + ROUNDING_PARAMS
 
 
 def check_method(method: str) -> MethodSpec:
@@ -56,7 +61,8 @@ def pad_embedding(res: SpectralResult, m: int = MIN_SHOWN) -> SpectralResult:
 
 
 def run_method(spec: MethodSpec, K, nc: NodeConstraints, n_clusters: int, rng, *, params: dict,
-               features: np.ndarray | None = None, warn: bool = True) -> SpectralResult:
+               features: np.ndarray | None = None, warn: bool = True,
+               rounding: str = "constrained", rounding_prior: float = 0.0, graph=None) -> SpectralResult:
     """Run one method on a graph: the step both :func:`core.segment` and the estimator share.
 
     Parameters
@@ -74,6 +80,14 @@ def run_method(spec: MethodSpec, K, nc: NodeConstraints, n_clusters: int, rng, *
         Scaled node features for the methods that use them (rom's eq. 8, ssap Method 2).
     warn : bool
         Warn about node-level contradictions (the caller may have warned at pixel level).
+    rounding : {'constrained', 'paper'}
+        ``'constrained'`` re-rounds the method's embedding so that the labels honour every
+        consistent constraint (:mod:`core.spectral.rounding`, our addition);
+        ``'paper'`` keeps the paper's own labels.
+    rounding_prior : float
+        See :data:`~core.spectral.rounding.ROUNDING_PARAMS`.
+    graph : sparse matrix or ndarray, shape (n, n), optional
+        The image graph the constrained rounding walks on (default ``K``).
 
     Returns
     -------
@@ -94,4 +108,13 @@ def run_method(spec: MethodSpec, K, nc: NodeConstraints, n_clusters: int, rng, *
         raise
     except (np.linalg.LinAlgError, ValueError, ArithmeticError) as e:
         raise ConvergenceError(f"{spec.name}: numerical failure ({type(e).__name__}: {e})") from None
+    res.info["rounding"] = rounding
+    if rounding == "constrained" and nc.strokes and spec.name != "ncut":
+        E = res.cluster_embedding
+        if E is None:  # no embedding of its own was clustered (ssap): its display embedding
+            E = row_normalize(res.embedding[:, :n_clusters])
+        res.labels, resolution = constrained_labels(E, res.labels, nc, n_clusters,
+                                                    graph=K if graph is None else graph,
+                                                    prior_weight=rounding_prior)
+        res.info["overruled"] = [k for k, ok in enumerate(resolution.honoured) if not ok]
     return pad_embedding(res)

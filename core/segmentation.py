@@ -11,12 +11,13 @@ from sklearn.utils import check_random_state
 
 from .constraints import Constraints
 from .errors import ContradictoryConstraintsWarning, ParameterError
-from .graph.affinity import gaussian_affinity
+from .graph.affinity import node_affinity
 from .graph.node_constraints import map_constraints
-from .graph.representation import REPRESENTATION_PARAMS, Representation, build_representation
+from .eval.metrics import honoured
+from .graph.representation import Representation, build_representation
 from .image import check_image
 from .params import resolve
-from .pipeline import check_method, method_params, node_cap, run_method
+from .pipeline import SHARED_PARAMS, check_method, method_params, node_cap, run_method
 
 
 @dataclass
@@ -46,7 +47,7 @@ class Segmentation:
         preference, rounds, n_violated).
     honoured : dict of ndarray of bool
         ``'must_link'``, ``'cannot_link'``, ``'blocks'``: whether each of the user's
-        constraints holds in the result (see :func:`honoured`).
+        constraints holds in the result (see :func:`core.eval.metrics.honoured`).
     labels : ndarray, shape (H, W), int32
         (property) Segment index of every pixel of the input image.
     eigenvectors : ndarray, shape (H, W, m), float32
@@ -84,37 +85,6 @@ class Segmentation:
         return self._eigenvectors
 
 
-def honoured(constraints: Constraints, rep: Representation, node_labels: np.ndarray) -> dict:
-    """Which of the user's constraints the node labels honour.
-
-    A must-link holds when the nodes of its two endpoints share a segment, a cannot-link when
-    they do not; a block when every node it touches has one segment, the same as every block
-    of its label and different from every block of another label.
-
-    Returns
-    -------
-    dict with ``'must_link'`` (p,), ``'cannot_link'`` (q,), ``'blocks'`` (b,) bool arrays
-    """
-    def ends(links):
-        if not links:
-            return np.zeros((0, 2), np.int64)
-        return np.array([(rep.node_at(r1, c1), rep.node_at(r2, c2)) for r1, c1, r2, c2, _ in links])
-
-    lab = np.asarray(node_labels)
-    m, c = ends(constraints.must_link), ends(constraints.cannot_link)
-    seg_of = []
-    for b in constraints.blocks:
-        s = np.unique(lab[rep.nodes_in_box(b.top, b.left, b.bottom, b.right)])
-        seg_of.append(int(s[0]) if len(s) == 1 else -1)
-    ok_blocks = []
-    for i, b in enumerate(constraints.blocks):
-        same = [seg_of[j] for j, o in enumerate(constraints.blocks) if o.label == b.label]
-        other = [seg_of[j] for j, o in enumerate(constraints.blocks) if o.label != b.label]
-        ok_blocks.append(seg_of[i] >= 0 and all(s == seg_of[i] for s in same) and seg_of[i] not in other)
-    return {"must_link": lab[m[:, 0]] == lab[m[:, 1]], "cannot_link": lab[c[:, 0]] != lab[c[:, 1]],
-            "blocks": np.array(ok_blocks, bool)}
-
-
 def split_params(method: str, params: dict) -> tuple[dict, dict]:
     """Validate ``params`` for ``method``: (representation params, method params), defaults filled.
 
@@ -124,13 +94,13 @@ def split_params(method: str, params: dict) -> tuple[dict, dict]:
         For an unknown name (listing every valid one) or a bad value.
     """
     spec = check_method(method)
-    rep_names = {p.name for p in REPRESENTATION_PARAMS}
+    rep_names = {p.name for p in SHARED_PARAMS}
     meth_names = {p.name for p in spec.params}
     unknown = sorted(set(params) - rep_names - meth_names)
     if unknown:
         valid = ", ".join(sorted(rep_names | meth_names))
         raise ParameterError(f"unknown parameter {unknown[0]!r} for method {method!r}; valid parameters: {valid}")
-    rep_p = resolve(REPRESENTATION_PARAMS, {k: v for k, v in params.items() if k in rep_names}, "the representation")
+    rep_p = resolve(SHARED_PARAMS, {k: v for k, v in params.items() if k in rep_names}, "the representation")
     return rep_p, method_params(spec, {k: v for k, v in params.items() if k in meth_names})
 
 
@@ -151,8 +121,8 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
     random_state : int, RandomState or None
         Seeds k-means and block-pair subsampling (converted once).
     **params
-        Representation parameters (``representation``, ``max_nodes``, ``sigma_position``,
-        ``sigma_intensity``, ``stroke_radius``, ``work_pixels``, ``max_pairs``) and the method's parameters.
+        Graph parameters (:data:`core.REPRESENTATION_PARAMS`: nodes, affinity, strokes) and
+        the method's parameters.
 
     Returns
     -------
@@ -195,11 +165,14 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
             raise ParameterError(f"n_segments = {n_segments} exceeds the {rep.n_nodes} graph nodes; "
                                  f"use at most {rep.n_nodes} or raise max_nodes")
         feats = rep.features(rep_p["sigma_position"], rep_p["sigma_intensity"])
-        K = gaussian_affinity(feats)
+        K = node_affinity(rep, rep_p, spec.graph)
+        G = node_affinity(rep, {**rep_p, "graph_form": "adjacency"}, "adjacency") \
+            if rep_p["rounding"] == "constrained" and rep_p["rounding_prior"] > 0 else None
         nc = map_constraints(constraints, rep, stroke_radius=rep_p["stroke_radius"],
                              sigma_intensity=rep_p["sigma_intensity"], max_pairs=rep_p["max_pairs"], rng=rng)
         res = run_method(spec, K, nc, n_segments, rng, params=meth_p, features=feats,
-                         warn=not pixel_contradictions)
+                         warn=not pixel_contradictions, rounding=rep_p["rounding"],
+                         rounding_prior=rep_p["rounding_prior"], graph=G)
     for w in rec:
         caught.append(str(w.message))
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
@@ -209,4 +182,5 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
     node_labels = res.labels.astype(np.int64)
     return Segmentation(node_labels, res.embedding, np.asarray(res.eigenvalues, float), used,
                         time.perf_counter() - t0, rep.n_nodes, method, caught, rep, res.info,
-                        honoured(constraints, rep, node_labels))
+                        honoured(constraints, lambda r, c: node_labels[rep.node_at(r, c)],
+                                 lambda box: node_labels[rep.nodes_in_box(*box)]))

@@ -95,3 +95,42 @@ def mean_iou(seg, gt, ignore=None) -> float:
     per = np.zeros(iou.shape[0])
     per[r] = iou[r, c]
     return float(per.mean())
+
+
+def honoured(constraints, label_at, box_labels) -> dict:
+    """Which of the user's constraints a segmentation honours.
+
+    A must-link holds when its two endpoints share a segment, a cannot-link when they do
+    not; a block when all its pixels have one segment, the same as every block of its label
+    and different from every block of another label.
+
+    Parameters
+    ----------
+    constraints : core.Constraints
+    label_at : callable (row, col) -> int
+        The segment of a pixel.
+    box_labels : callable ((top, left, bottom, right),) -> ndarray
+        The segments of the pixels of a box.
+
+    Returns
+    -------
+    dict with ``'must_link'`` (p,), ``'cannot_link'`` (q,), ``'blocks'`` (b,) bool arrays
+    """
+    ml = np.array([label_at(r1, c1) == label_at(r2, c2) for r1, c1, r2, c2, _ in constraints.must_link], bool)
+    cl = np.array([label_at(r1, c1) != label_at(r2, c2) for r1, c1, r2, c2, _ in constraints.cannot_link], bool)
+    seg = []
+    for b in constraints.blocks:
+        s = np.unique(box_labels(b.box))
+        seg.append(int(s[0]) if len(s) == 1 else -1)
+    ok = []
+    for i, b in enumerate(constraints.blocks):
+        same = [seg[j] for j, o in enumerate(constraints.blocks) if o.label == b.label]
+        other = [seg[j] for j, o in enumerate(constraints.blocks) if o.label != b.label]
+        ok.append(seg[i] >= 0 and all(s == seg[i] for s in same) and seg[i] not in other)
+    return {"must_link": ml, "cannot_link": cl, "blocks": np.array(ok, bool)}
+
+
+def pixel_honoured(constraints, labels: np.ndarray) -> dict:
+    """:func:`honoured` for a label image ``labels`` of shape (H, W)."""
+    return honoured(constraints, lambda r, c: int(labels[r, c]),
+                    lambda box: labels[box[0]:box[2], box[1]:box[3]])

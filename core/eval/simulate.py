@@ -87,16 +87,25 @@ def add_round(cons: Constraints, click, mode: str, shape) -> Constraints:
 
 
 def simulate(image, target, segmenter, rounds: int = 10, mode: str = "strokes"):
-    """Run the simulated user; ``segmenter(constraints) -> labels``. Yields one dict per round
-    0..rounds with ``labels``, ``constraints`` and ``seconds``."""
+    """Run the simulated user; ``segmenter(constraints) -> labels``.
+
+    Yields
+    ------
+    dict
+        One per round 0..rounds: ``round``, ``labels``, ``constraints``, ``seconds`` and
+        ``added`` (how many must-links, cannot-links and blocks this round appended).
+    """
     if mode not in ("strokes", "blocks"):
         raise SegappError(f"unknown simulation mode {mode!r}; valid: 'strokes', 'blocks'")
     cons = Constraints()
+    kinds = ("must_link", "cannot_link", "blocks")
     for r in range(rounds + 1):
+        before = {k: len(getattr(cons, k)) for k in kinds}
         if r > 0:
             click = next_click(labels, target)
             if click is not None:
                 cons = add_round(cons, click, mode, target.shape)
         t = time.perf_counter()
         labels = segmenter(cons)
-        yield {"round": r, "labels": labels, "constraints": cons, "seconds": time.perf_counter() - t}
+        yield {"round": r, "labels": labels, "constraints": cons, "seconds": time.perf_counter() - t,
+               "added": {k: len(getattr(cons, k)) - before[k] for k in kinds}}

@@ -35,9 +35,50 @@ import numpy as np
 
 from ..constraints import Constraints
 from ..errors import ContradictoryConstraintsWarning
+from ..params import ParamSpec
 from .representation import Representation
 
 MAX_PER_END = 64
+
+STROKE_PARAMS = (
+    ParamSpec("stroke_radius", float, 0.1,
+              "An endpoint also stands for nodes whose centre lies within this fraction of the "
+              "image diagonal and whose colour is within sigma_intensity, at most 64 per end "
+              "(0: its own node only).",
+              low=0.0, high=1.0),
+    ParamSpec("max_pairs", int, 400,
+              "Most node pairs made from labelled blocks (chains kept, the rest subsampled).",
+              low=1, high=100000),
+)
+
+
+@dataclass(frozen=True)
+class Stroke:
+    """One of the user's constraints, on nodes: what the constraint-respecting rounding
+    (:mod:`core.spectral.rounding`) must honour.
+
+    Attributes
+    ----------
+    kind : {'must', 'cannot', 'block'}
+    index : int
+        Its index among the user's constraints of its kind.
+    a, b : int
+        The nodes of the two endpoints (links; -1 for blocks).
+    ends : tuple of two tuples of int
+        The nodes each endpoint stands for (its neighbourhood, ``a`` / ``b`` included).
+    nodes : tuple of int
+        A block's nodes (empty for links).
+    label : int
+        A block's label index (-1 for links).
+    """
+
+    kind: str
+    index: int
+    a: int = -1
+    b: int = -1
+    ends: tuple = ((), ())
+    nodes: tuple = ()
+    label: int = -1
 
 
 @dataclass
@@ -55,6 +96,10 @@ class NodeConstraints:
     labels : ndarray, shape (n,), int
         Block label index 0..L-1 per node, -1 where unlabelled.
     contradictions : list of str
+    cannot_group : ndarray, shape (q,), int
+        The stroke (or pair of block labels) each cannot-link pair came from.
+    strokes : list of Stroke
+        The user's constraints in the order they were given (oldest first).
     """
 
     n_nodes: int
@@ -67,6 +112,7 @@ class NodeConstraints:
     labels: np.ndarray
     contradictions: list = field(default_factory=list)
     cannot_group: np.ndarray | None = None
+    strokes: list = field(default_factory=list)
 
     def __post_init__(self):
         if self.cannot_group is None:
@@ -90,7 +136,12 @@ class NodeConstraints:
         lab = np.full(n, -1, int) if labels is None else np.asarray(labels, int)
         m, mw = _dedupe(m, mw)
         c, cw = _dedupe(c, cw)
-        nc = cls(n, m, mw, c, cw, np.arange(len(m)), np.arange(len(c)), lab)
+        strokes = [Stroke(kind, i, int(a), int(b), ((int(a),), (int(b),)))
+                   for kind, pairs in (("must", _pairs(must)), ("cannot", _pairs(cannot)))
+                   for i, (a, b) in enumerate(pairs)]
+        strokes += [Stroke("block", k, nodes=tuple(np.flatnonzero(lab == k).tolist()), label=k)
+                    for k in range(int(lab.max()) + 1 if lab.size else 0) if np.any(lab == k)]
+        nc = cls(n, m, mw, c, cw, np.arange(len(m)), np.arange(len(c)), lab, strokes=strokes)
         nc.contradictions = chain_contradictions(n, nc.must, nc.cannot)
         return nc
 
@@ -152,6 +203,7 @@ def map_constraints(constraints: Constraints | None, rep: Representation, *, str
     rng = rng if rng is not None else np.random.RandomState(0)
     radius_px = stroke_radius * float(np.hypot(*rep.shape))
     notes: list[str] = []
+    strokes: list[Stroke] = []
     must, must_w, cannot, cannot_w, cgroup = [], [], [], [], []
     if constraints is not None:
         for kind, links, out, wout in (("must-link", constraints.must_link, must, must_w),
@@ -160,6 +212,7 @@ def map_constraints(constraints: Constraints | None, rep: Representation, *, str
                 A = _end_nodes(rep, r1, c1, radius_px, sigma_intensity)
                 B = _end_nodes(rep, r2, c2, radius_px, sigma_intensity)
                 a0, b0 = rep.node_at(r1, c1), rep.node_at(r2, c2)
+                strokes.append(Stroke(kind.split("-")[0], i, a0, b0))
                 if a0 == b0:
                     if kind == "cannot-link":
                         notes.append(f"cannot-link #{i} has both ends in one graph node "
@@ -169,6 +222,7 @@ def map_constraints(constraints: Constraints | None, rep: Representation, *, str
                     overlap = np.intersect1d(A, B)
                     A, B = np.setdiff1d(A, overlap), np.setdiff1d(B, overlap)
                     A, B = np.union1d(A, [a0]), np.union1d(B, [b0])
+                strokes[-1] = Stroke(strokes[-1].kind, i, a0, b0, (tuple(A.tolist()), tuple(B.tolist())))
                 aa, bb = np.meshgrid(A, B, indexing="ij")
                 out.extend(zip(aa.ravel(), bb.ravel()))
                 wout.extend([w] * aa.size)
@@ -184,9 +238,10 @@ def map_constraints(constraints: Constraints | None, rep: Representation, *, str
         label_values = sorted({b.label for b in constraints.blocks})
         index = {v: k for k, v in enumerate(label_values)}
         conflict = np.zeros(n, bool)
-        for b in constraints.blocks:
+        for i, b in enumerate(constraints.blocks):
             nodes = rep.nodes_in_box(b.top, b.left, b.bottom, b.right)
             k = index[b.label]
+            strokes.append(Stroke("block", i, nodes=tuple(nodes.tolist()), label=k))
             clash = (labels[nodes] >= 0) & (labels[nodes] != k)
             conflict[nodes[clash]] = True
             labels[nodes] = k
@@ -206,7 +261,7 @@ def map_constraints(constraints: Constraints | None, rep: Representation, *, str
     c, cw, cg = _dedupe(_pairs(cannot), np.asarray(cannot_w, float), np.asarray(cgroup, np.int64))
     link_m = _indices_of(m, _pairs(must[:n_link_m]))
     link_c = _indices_of(c, _pairs(cannot[:n_link_c]))
-    nc = NodeConstraints(n, m, mw, c, cw, link_m, link_c, labels, cannot_group=cg)
+    nc = NodeConstraints(n, m, mw, c, cw, link_m, link_c, labels, cannot_group=cg, strokes=strokes)
     nc.contradictions = notes + chain_contradictions(n, m, c)
     return nc
 

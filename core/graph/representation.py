@@ -26,32 +26,19 @@ import numpy as np
 from ..errors import ParameterError
 from ..image import working_image
 from ..params import ParamSpec
+from .boundaries import Boundaries, edge_map, region_boundaries
 
-REPRESENTATION_PARAMS = (
+NODE_PARAMS = (
     ParamSpec("representation", str, "superpixels",
               "Graph nodes: SLIC superpixels or area-downsampled grid cells (the papers' setting).",
               choices=("superpixels", "grid")),
     ParamSpec("max_nodes", int, 800,
               "Most graph nodes; dense N x N matrices are built on these nodes only.",
               low=16, high=4000),
-    ParamSpec("sigma_position", float, 0.08,
-              "Gaussian affinity scale in position, as a fraction of the image diagonal.",
-              low=0.0, high=10.0, low_open=True),
-    ParamSpec("sigma_intensity", float, 0.08,
-              "Gaussian affinity scale in intensity/colour (RGB or grey in [0, 1]).",
-              low=0.0, high=10.0, low_open=True),
-    ParamSpec("stroke_radius", float, 0.1,
-              "An endpoint also stands for nodes whose centre lies within this fraction of the "
-              "image diagonal and whose colour is within sigma_intensity, at most 64 per end "
-              "(0: its own node only).",
-              low=0.0, high=1.0),
     ParamSpec("work_pixels", int, 500_000,
               "Superpixels are computed on a copy of the image with at most this many pixels "
               "(block means); labels are painted back at full size.",
               low=10_000, high=100_000_000),
-    ParamSpec("max_pairs", int, 400,
-              "Most node pairs made from labelled blocks (chains kept, the rest subsampled).",
-              low=1, high=100000),
 )
 
 
@@ -75,6 +62,8 @@ class Representation:
         Mean intensity (c = 1) or RGB colour (c = 3) in [0, 1].
     sizes : ndarray, shape (n,)
         Working pixels per node.
+    boundaries : Boundaries or None
+        Which nodes touch and the image-edge strength along their shared boundaries.
     """
 
     kind: str
@@ -84,6 +73,7 @@ class Representation:
     positions: np.ndarray
     colors: np.ndarray
     sizes: np.ndarray
+    boundaries: Boundaries | None = None
 
     @property
     def n_nodes(self) -> int:
@@ -203,6 +193,7 @@ def build_representation(image: np.ndarray, representation: str, max_nodes: int,
     rep = build(work, max_nodes)
     if f > 1:
         rep = _summarise(rep.kind, work, rep.node_map, image.shape[:2], f)
+    rep = dataclasses.replace(rep, boundaries=region_boundaries(rep.node_map, edge_map(work)))
     with _CACHE_LOCK:
         _CACHE[key] = rep
         while len(_CACHE) > _CACHE_SIZE:

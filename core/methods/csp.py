@@ -9,7 +9,8 @@ import scipy.sparse.linalg as sla
 
 from ..errors import ConvergenceError, ParameterError
 from ..params import MethodSpec, ParamSpec
-from ..spectral import SpectralResult, assign_labels, check_connected, fix_signs, normalize, top_eigh
+from ..spectral import (SpectralResult, assign_labels, check_connected, fix_signs, normalize, row_normalize,
+                        top_eigh)
 
 PARAMS = (
     ParamSpec("beta", float, None,
@@ -238,8 +239,9 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, beta=None) ->
                                "non-positive); lower beta")
     U = sol["u"]
     info = {}
-    E = U[:, :1] if n_clusters == 2 else U[:, :min(n_clusters, nf)]
-    labels, info["split"] = assign_labels(E, n_clusters, rng, "sign" if n_clusters == 2 else "kmeans")
+    E = U[:, :1] if n_clusters == 2 else row_normalize(U[:, :min(n_clusters, nf)])
+    labels, info["split"] = assign_labels(E, n_clusters, rng, "sign" if n_clusters == 2 else "kmeans",
+                                          normalize_rows=False)
     info.update({k: sol[k] for k in ("beta", "lambda_max", "n_feasible", "vol")})
     info["constraint_satisfaction"] = float(sol["alpha"][0])
     return SpectralResult(labels, U, sol["cost"], None, info, cluster_embedding=E)

@@ -14,7 +14,7 @@ import numpy as np
 
 from .assign import assign_labels
 from .eigen import top_eigh
-from .linalg import check_connected, fix_signs, normalize
+from .linalg import check_connected, fix_signs, normalize, row_normalize
 
 
 @dataclass
@@ -77,7 +77,7 @@ def njw(A, n_clusters: int, rng, *, n_show: int = 3, what: str = "graph",
     k = min(n, max(n_clusters, n_show + 1))
     w, v = top_eigh(S, k)
     V = v[:, :n_clusters]
-    E = V * isq[:, None] if rule == "yu-shi" else V
+    E = row_normalize(V * isq[:, None] if rule == "yu-shi" else V)
     labels, _ = assign_labels(E, n_clusters, rng, rule)
     U = fix_signs(v[:, 1:] * isq[:, None])
     return SpectralResult(labels, U, 1.0 - w[1:], A, {}, cluster_embedding=E)

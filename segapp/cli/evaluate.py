@@ -1,5 +1,11 @@
-"""``segapp evaluate``: every method and the random-walker anchor on a BSDS folder, driven by
-the simulated user of :mod:`core.eval.simulate`; CSV rows, a summary table and a chart."""
+"""``segapp evaluate``: every method and the anchors on a BSDS folder, driven by the simulated
+user of :mod:`core.eval.simulate`; CSV rows, a summary table and a chart.
+
+Anchors (told each endpoint's *true* segment, more than the methods are told):
+``random-walker`` (scikit-image, pixels) and ``harmonic-boundary`` / ``harmonic-gaussian``
+(harmonic labelling of the node graph, :func:`core.eval.baselines.graph_ceiling_segmenter`:
+how far the graph itself lets a method go).
+"""
 
 from __future__ import annotations
 
@@ -14,6 +20,7 @@ import numpy as np
 from .common import Parser, parse_params
 
 ANCHOR = "random-walker"
+ANCHORS = (ANCHOR, "harmonic-boundary", "harmonic-gaussian")
 SUMMARY_ROUNDS = (0, 1, 3, 5, 10)
 
 
@@ -23,7 +30,8 @@ def _parser():
     p.add_argument("--split", default="train", choices=("train", "val", "test"))
     p.add_argument("--segments", type=int, default=3, help="K target segments (2-5)")
     p.add_argument("--rounds", type=int, default=10, help="simulated rounds R")
-    p.add_argument("--methods", default="all", help="'all' or a comma list (random-walker is the anchor)")
+    p.add_argument("--methods", default="all",
+                   help="'all' or a comma list of methods and anchors (" + ", ".join(ANCHORS) + ")")
     p.add_argument("--mode", default="strokes", choices=("strokes", "blocks"))
     p.add_argument("--out", default="results.csv", help="CSV of image x method x round")
     p.add_argument("--jobs", type=int, default=1, help="images in parallel")
@@ -39,16 +47,22 @@ def evaluate_image(item, methods, k, rounds, mode, params):
 
     import core
     from core.eval import bsds, metrics, simulate
-    from core.eval.baselines import random_walker_segmenter
+    from core.eval.baselines import graph_ceiling_segmenter, random_walker_segmenter
+    from core.graph import GRAPH_PARAMS
 
     image = core.load_image(item.image)
     gts = bsds.load_ground_truth(item.ground_truth)
     target = simulate.make_target(gts, k)
     care = target != simulate.DONT_CARE
     rows = []
+    graph_params = {p.name for p in GRAPH_PARAMS}
     for m in methods:
         if m == ANCHOR:
             seg_fn = lambda c: random_walker_segmenter(image, c, target, k)  # noqa: E731
+        elif m in ANCHORS:
+            gp = {n: v for n, v in params.items() if n in graph_params}
+            gp["affinity"] = m.split("-", 1)[1]
+            seg_fn = lambda c, gp=gp: graph_ceiling_segmenter(image, c, target, k, **gp)  # noqa: E731
         else:
             def seg_fn(c, m=m):
                 with warnings.catch_warnings():
@@ -57,12 +71,14 @@ def evaluate_image(item, methods, k, rounds, mode, params):
         try:
             for r in simulate.simulate(image, target, seg_fn, rounds, mode):
                 lab = r["labels"]
+                hon, newest = honoured_stats(r["constraints"], r["added"], lab)
                 rows.append({
                     "image": item.id, "method": m, "round": r["round"],
                     "ari": metrics.adjusted_rand(target[care], lab[care]),
                     "miou": metrics.mean_iou(lab, target, ignore=~care),
                     "covering": metrics.segmentation_covering(lab[care], target[care]),
                     "voi": metrics.variation_of_information(lab[care], target[care]),
+                    "honoured": hon, "newest": newest,
                     "seconds": r["seconds"],
                 })
         except core.SegappError as e:
@@ -71,8 +87,22 @@ def evaluate_image(item, methods, k, rounds, mode, params):
     return rows
 
 
+def honoured_stats(cons, added: dict, labels) -> tuple[float, float]:
+    """(fraction of all constraints honoured, 1.0 / 0.0 whether those ``added`` this round
+    all are); NaN where there is nothing to count."""
+    from core.eval.metrics import pixel_honoured
+
+    h = pixel_honoured(cons, labels)
+    flags = np.concatenate([h["must_link"], h["cannot_link"], h["blocks"]])
+    new = np.concatenate([h[k][len(h[k]) - n:] for k, n in added.items() if n])  if any(added.values()) \
+        else np.zeros(0, bool)
+    return (float(flags.mean()) if len(flags) else np.nan), (float(new.all()) if len(new) else np.nan)
+
+
 def summarise(rows, methods, rounds):
-    """Per method: mean ARI after rounds 0, 1, 3, 5, 10; NoC@0.80 / 0.90; mean s per round."""
+    """Per method: mean ARI after rounds 0, 1, 3, 5, 10; NoC@0.80 / 0.90; the mean fraction of
+    constraints honoured over rounds 1..R (``honoured``) and after round R (``hon@R``); the
+    fraction of rounds whose new constraints were all honoured (``newest``); s per round."""
     out = []
     for m in methods:
         mr = [r for r in rows if r["method"] == m and r["round"] >= 0]
@@ -88,9 +118,28 @@ def summarise(rows, methods, rounds):
         for thr in (0.80, 0.90):
             noc = [next((t for t in range(rounds + 1) if v.get(t, -1) >= thr), rounds + 1) for v in by_img.values()]
             rec[f"noc@{thr:.2f}"] = float(np.mean(noc))
+        later = [r for r in mr if r["round"] >= 1]
+        rec["honoured"] = _nanmean([r.get("honoured", np.nan) for r in later])
+        rec[f"hon@{rounds}"] = _nanmean([r.get("honoured", np.nan) for r in later if r["round"] == rounds])
+        rec["newest"] = _nanmean([r.get("newest", np.nan) for r in later])
         rec["s/round"] = float(np.mean([r["seconds"] for r in mr]))
         out.append(rec)
     return out
+
+
+def _nanmean(values) -> float:
+    v = np.asarray(values, float)
+    return float(np.nanmean(v)) if np.isfinite(v).any() else float("nan")
+
+
+def round_table(rows, methods, rounds) -> str:
+    """Mean ARI after every round 0..R, one row per method."""
+    lines = ["| method | " + " | ".join(str(t) for t in range(rounds + 1)) + " |",
+             "|---|" + "---|" * (rounds + 1)]
+    for m in methods:
+        vals = [_nanmean([r["ari"] for r in rows if r["method"] == m and r["round"] == t]) for t in range(rounds + 1)]
+        lines.append(f"| {m} | " + " | ".join(f"{v:.3f}" for v in vals) + " |")
+    return "\n".join(lines)
 
 
 def table(summary) -> str:
@@ -142,10 +191,10 @@ def main(argv) -> int:
     a = _parser().parse_args(argv)
     if not 2 <= a.segments <= 5:
         raise core.ParameterError(f"--segments must be 2-5, got {a.segments}")
-    methods = list(core.METHODS) + [ANCHOR] if a.methods == "all" else [m.strip() for m in a.methods.split(",")]
+    methods = list(core.METHODS) + list(ANCHORS) if a.methods == "all" else [m.strip() for m in a.methods.split(",")]
     for m in methods:
-        if m != ANCHOR and m not in core.METHODS:
-            raise core.ParameterError(f"unknown method {m!r}; valid: {', '.join(core.METHODS)}, {ANCHOR}")
+        if m not in ANCHORS and m not in core.METHODS:
+            raise core.ParameterError(f"unknown method {m!r}; valid: {', '.join(core.METHODS)}, {', '.join(ANCHORS)}")
     items = [i for i in bsds.find_images(a.bsds, a.split) if i.ground_truth is not None][: a.limit]
     params = parse_params(a.param)
     from joblib import Parallel, delayed
@@ -160,7 +209,7 @@ def main(argv) -> int:
               end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     out = Path(a.out)
-    keys = ["image", "method", "round", "ari", "miou", "covering", "voi", "seconds", "error"]
+    keys = ["image", "method", "round", "ari", "miou", "covering", "voi", "honoured", "newest", "seconds", "error"]
     with open(out, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=keys, restval="")
         w.writeheader()
@@ -169,7 +218,8 @@ def main(argv) -> int:
     text = table(summary)
     print(text)
     out.with_name(out.stem + "_summary.md").write_text(
-        f"segapp evaluate {' '.join(argv)}\n\n{len(items)} images, K={a.segments}, R={a.rounds}, {a.mode}\n\n{text}\n")
+        f"segapp evaluate {' '.join(argv)}\n\n{len(items)} images, K={a.segments}, R={a.rounds}, {a.mode}\n\n{text}\n\n"
+        f"Mean ARI after each round:\n\n{round_table(rows, methods, a.rounds)}\n")
     chart(rows, methods, a.rounds, out.with_name(out.stem + "_ari.png"))
     print(f"{out}, {out.stem}_summary.md, {out.stem}_ari.png")
     return 0

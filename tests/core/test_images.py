@@ -34,7 +34,7 @@ def two_tone_object():
 # The scenes are built for a wide spatial scale and a fine graph (the settings before the
 # Berkeley benchmark chose max_nodes 800 and sigma_position 0.08, at which ncut already cuts
 # between the discs, so the scene would no longer test what one cannot-link does).
-SCENE = {"sigma_position": 0.15, "max_nodes": 1500}
+SCENE = {"sigma_position": 0.15, "max_nodes": 1500, "affinity": "gaussian"}
 
 L1, L2 = (H // 2, int(W * 0.25)), (H // 2, int(W * 0.75))  # disc centres
 D1, D2 = (H // 2, int(W * 0.3)), (H // 2, int(W * 0.7))    # dark and bright half

@@ -1,0 +1,107 @@
+"""The constraint-respecting rounding (core.spectral.rounding): known answers on tiny
+embeddings, the newest stroke winning a conflict, and every consistent stroke honoured by
+every method on images."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import core
+from core.graph.node_constraints import NodeConstraints as NC
+from core.spectral.rounding import constrained_labels, resolve
+
+# Two tight clusters in a 1-D embedding: nodes 0-4 near 0, nodes 5-9 near 1.
+E = np.r_[np.linspace(0, 0.1, 5), np.linspace(0.9, 1.0, 5)][:, None]
+SPLIT = (E[:, 0] > 0.5).astype(int)
+
+
+def test_without_constraints_the_method_labels_stay():
+    lab, res = constrained_labels(E, SPLIT, NC.from_pairs(10), 2)
+    assert np.array_equal(lab, SPLIT) and res.n_groups == 0
+
+
+def test_a_must_link_across_the_clusters_is_honoured():
+    lab, res = constrained_labels(E, SPLIT, NC.from_pairs(10, must=[(0, 9)]), 2)
+    assert lab[0] == lab[9]
+    assert res.honoured == [True]
+    # the rest still follows the embedding
+    assert len(set(lab[1:5])) == 1 and len(set(lab[5:9])) == 1 and lab[1] != lab[5]
+
+
+def test_a_cannot_link_inside_a_cluster_is_honoured():
+    lab, _ = constrained_labels(E, SPLIT, NC.from_pairs(10, cannot=[(0, 4)]), 2)
+    assert lab[0] != lab[4]
+
+
+def test_must_link_chains_and_cannot_links_together():
+    nc = NC.from_pairs(10, must=[(0, 6), (6, 2)], cannot=[(2, 8)])
+    lab, res = constrained_labels(E, SPLIT, nc, 2)
+    assert lab[0] == lab[6] == lab[2] != lab[8]
+    assert all(res.honoured)
+
+
+def test_the_newest_stroke_wins_a_contradiction():
+    # strokes are oldest first: the must-link (0, 9) came before the cannot-link (0, 9)
+    nc = NC.from_pairs(10, must=[(0, 9)], cannot=[(0, 9)])
+    res = resolve(nc)
+    assert res.honoured == [False, True]
+    lab, _ = constrained_labels(E, SPLIT, nc, 2)
+    assert lab[0] != lab[9]
+
+
+def test_the_oldest_cannot_link_goes_when_k_segments_cannot_honour_all():
+    # three groups pairwise cannot-linked cannot take two colours: the oldest link is dropped
+    nc = NC.from_pairs(10, cannot=[(0, 5), (5, 9), (0, 9)])
+    lab, res = constrained_labels(E, SPLIT, nc, 2)
+    assert res.honoured == [False, True, True]
+    assert lab[5] != lab[9] and lab[0] != lab[9]
+    lab3, res3 = constrained_labels(E, SPLIT, nc, 3)
+    assert all(res3.honoured) and len({lab3[0], lab3[5], lab3[9]}) == 3
+
+
+def test_blocks_get_a_segment_per_label():
+    labels = -np.ones(10, int)
+    labels[[0, 1]] = 0
+    labels[[2, 3]] = 1  # a second label inside the first cluster
+    lab, res = constrained_labels(E, SPLIT, NC.from_pairs(10, labels=labels), 3)
+    assert lab[0] == lab[1] != lab[2] == lab[3]
+    assert all(res.honoured)
+
+
+def test_paper_rounding_keeps_the_papers_labels():
+    X = np.r_[np.random.RandomState(0).randn(15, 2), np.random.RandomState(1).randn(15, 2) + 6]
+    kw = dict(must_link=[(0, 20)], cannot_link=[(1, 2)])
+    paper = core.ConstrainedSpectralClustering("e2cp", 2, random_state=0, rounding="paper").fit(X, **kw)
+    ours = core.ConstrainedSpectralClustering("e2cp", 2, random_state=0).fit(X, **kw)
+    assert paper.labels_[1] == paper.labels_[2]  # the paper's k-means ignores this cannot-link
+    assert ours.labels_[0] == ours.labels_[20] and ours.labels_[1] != ours.labels_[2]
+
+
+def _random_consistent_strokes(rng, shape, n):
+    """Strokes between random pixels of a 3-region target, each consistent with it."""
+    h, w = shape
+    region = lambda r, c: 0 if c < w // 3 else (1 if c < 2 * w // 3 else 2)  # noqa: E731
+    must, cannot = [], []
+    while len(must) + len(cannot) < n:
+        r1, r2 = rng.randint(0, h, 2)
+        c1, c2 = rng.randint(0, w, 2)
+        (must if region(r1, c1) == region(r2, c2) else cannot).append((r1, c1, r2, c2))
+    return core.Constraints(must_link=must, cannot_link=cannot)
+
+
+@pytest.mark.parametrize("method", [m for m in core.METHODS if m != "ncut"])
+@pytest.mark.parametrize("k", [2, 3])
+def test_every_consistent_stroke_is_honoured_on_an_image(method, k):
+    rng = np.random.RandomState(7)
+    # horizontal bands of the image against vertical thirds of the target: the image alone
+    # suggests the wrong segments, so the methods' own rounding breaks many of these strokes
+    img = np.clip(rng.rand(60, 90) * 0.1 + np.repeat([0.2, 0.8, 0.5], 20)[:, None], 0, 1)
+    cons = _random_consistent_strokes(rng, img.shape, 8)
+    if k == 2:  # three regions pairwise cannot-linked cannot take two segments: keep two
+        cons = core.Constraints(must_link=[m[:4] for m in cons.must_link if m[1] < 60 and m[3] < 60],
+                                cannot_link=[c[:4] for c in cons.cannot_link if c[1] < 60 and c[3] < 60])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", core.SegappWarning)
+        seg = core.segment(img, cons, method=method, n_segments=k, max_nodes=200)
+    assert all(seg.honoured["must_link"]) and all(seg.honoured["cannot_link"])
