@@ -1,9 +1,10 @@
-"""Make assets/demo.png, segapp's own demo image (no Berkeley data).
+"""Make segapp/assets/demo.png, segapp's own demo image (no Berkeley data).
 
 A 360x240 colour scene built to show what constraints do: two orange discs of the same
 colour (normalised cut puts them in one segment; one cannot-link separates them), a sky
 with a strong vertical gradient (ncut tends to split it; one must-link joins it), a green
-field, and mild noise. Run: python assets/make_demo.py
+field, and mild noise. The script lives here with the project's other asset sources; its
+output is package data, installed with segapp. Run: python assets/make_demo.py
 """
 
 from pathlib import Path
@@ -29,6 +30,6 @@ def make(h=240, w=360, seed=7):
 
 
 if __name__ == "__main__":
-    out = Path(__file__).with_name("demo.png")
+    out = Path(__file__).resolve().parent.parent / "segapp" / "assets" / "demo.png"
     Image.fromarray(make()).save(out)
     print(out)

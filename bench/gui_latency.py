@@ -28,6 +28,7 @@ from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 import core  # noqa: E402
+from segapp.resources import DEMO_IMAGE  # noqa: E402
 
 
 def main(argv):
@@ -40,7 +41,7 @@ def main(argv):
     pg.setConfigOption("mouseRateLimit", 0)  # injected moves arrive back to back
     app = QApplication.instance() or QApplication([])
     bsds = sorted((ROOT.parent / "shared" / "bsds500" / "images" / "train").glob("*.jpg"))
-    path = Path(argv[0]) if argv else (bsds[0] if bsds else ROOT / "assets" / "demo.png")
+    path = Path(argv[0]) if argv else (bsds[0] if bsds else DEMO_IMAGE)
     w = MainWindow()
     w.resize(1200, 720)
     w.show()

@@ -20,6 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 import core  # noqa: E402
 from core.graph import representation  # noqa: E402
+from segapp.resources import DEMO_IMAGE  # noqa: E402
 
 
 def strokes(shape, n=10, seed=0):
@@ -33,7 +34,7 @@ def strokes(shape, n=10, seed=0):
 
 def main(argv):
     bsds = sorted((ROOT.parent / "shared" / "bsds500" / "images" / "train").glob("*.jpg"))
-    path = Path(argv[0]) if argv else (bsds[0] if bsds else ROOT / "assets" / "demo.png")
+    path = Path(argv[0]) if argv else (bsds[0] if bsds else DEMO_IMAGE)
     img = core.load_image(path)
     cons = strokes(img.shape)
     print(f"image {path.name} {img.shape[1]}x{img.shape[0]}, 10 strokes, default settings, K=2 and K=3")

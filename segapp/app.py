@@ -8,7 +8,7 @@ import sys
 
 def run(args) -> int:
     import core
-    from segapp.resources import DEMO_IMAGE
+    from segapp.resources import DEMO_IMAGE, window_icon
 
     if args.screenshot and "QT_QPA_PLATFORM" not in os.environ and not os.environ.get("DISPLAY"):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
@@ -24,6 +24,8 @@ def run(args) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setOrganizationName("segapp")
     app.setApplicationName("segapp")
+    app.setDesktopFileName("segapp")  # matches packaging/segapp.desktop (Wayland, task bars)
+    app.setWindowIcon(window_icon())  # every window, dialog and the task bar
     win = MainWindow()
     crashed = None if (args.screenshot or args.image) else persistence.crashed_session()
     if crashed and QMessageBox.question(
