@@ -46,7 +46,7 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes, durable: bool = Tru
         the previous file at ``path`` is unchanged.
     """
     path = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
-    check_writable(path)
+    check_writable(path)  # also refuses a name too long for the file system
     folder = path.parent
     sweep_stale(path)
     tmp = folder / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}{TMP_SUFFIX}"
@@ -79,6 +79,15 @@ def check_writable(path: str | os.PathLike) -> None:
     when writing.
     """
     path = Path(path)
+    try:
+        _check_writable(path)
+    except OSError as e:
+        if isinstance(e, OutputError):
+            raise
+        raise OutputError(describe_os_error(path, e)) from None
+
+
+def _check_writable(path: Path) -> None:
     folder = path.parent
     if path.is_dir():
         raise OutputError(f"cannot write {path}: it is a folder, not a file")

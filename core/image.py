@@ -126,12 +126,12 @@ def load_image(path: str | os.PathLike, max_pixels: int | None = None) -> np.nda
         raise InvalidImageError(f"image path must be a string or a path, got {type(path).__name__}")
     limit = max_pixels_limit(max_pixels)
     p = Path(path)
-    if not p.exists():
-        raise InvalidImageError(f"image file not found: {p}")
-    if p.is_dir():
-        raise InvalidImageError(f"{p} is a folder, not an image file")
     try:
+        if p.is_dir():
+            raise InvalidImageError(f"{p} is a folder, not an image file")
         f = open(p, "rb")
+    except FileNotFoundError:
+        raise InvalidImageError(f"image file not found: {p}") from None
     except PermissionError:
         raise InvalidImageError(f"no permission to read {p}") from None
     except OSError as e:
@@ -143,10 +143,15 @@ def load_image(path: str | os.PathLike, max_pixels: int | None = None) -> np.nda
             with _own_pixel_limit():
                 im = Image.open(f)
         except UnidentifiedImageError:
+            f.seek(0)
+            kind = _signature(f.read(8))
+            if kind:
+                raise InvalidImageError(f"{p.name} starts like a {kind} file but is corrupt "
+                                        "(its header cannot be read)") from None
             raise InvalidImageError(f"{p.name} is not an image file segapp can read "
                                     f"(supported: {', '.join(SUPPORTED_SUFFIXES)})") from None
         except Exception as e:  # noqa: BLE001 - any decoder failure on a header means a bad file
-            raise InvalidImageError(f"{p.name} is corrupt: {_reason(e)}") from None
+            raise InvalidImageError(f"{p.name} is corrupt or truncated: {_reason(e)}") from None
         with im:
             w, h = im.size
             if w * h > limit:
@@ -173,6 +178,15 @@ def load_image(path: str | os.PathLike, max_pixels: int | None = None) -> np.nda
                 raise InvalidImageError(f"{p.name} is corrupt or truncated: {_reason(e)}") from None
     check_image(arr)
     return arr
+
+
+def _signature(head: bytes) -> str | None:
+    """The format a file's first bytes announce, if any segapp reads."""
+    for magic, kind in ((b"\x89PNG", "PNG"), (b"\xff\xd8\xff", "JPEG"), (b"II*\x00", "TIFF"),
+                        (b"MM\x00*", "TIFF"), (b"BM", "BMP"), (b"GIF8", "GIF")):
+        if head.startswith(magic):
+            return kind
+    return None
 
 
 def _reason(e: Exception) -> str:

@@ -36,8 +36,11 @@ def find_images(root, split: str | None = None) -> list[BsdsItem]:
     splits = SPLITS if split is None else (split,)
     if split is not None and split not in SPLITS:
         raise DatasetError(f"unknown split {split!r}; valid: {', '.join(SPLITS)}")
-    if not root.is_dir():
-        raise DatasetError(f"{root} is not a folder" if root.exists() else f"folder not found: {root}")
+    try:
+        if not root.is_dir():
+            raise DatasetError(f"{root} is not a folder" if root.exists() else f"folder not found: {root}")
+    except OSError as e:
+        raise DatasetError(f"cannot read {root}: {e.strerror or e}") from None
     items = []
     for s in splits:
         for img in sorted((root / "images" / s).glob("*.jpg")):
