@@ -201,10 +201,14 @@ class Constraints:
 
     @classmethod
     def from_json(cls, path_or_text: str | os.PathLike) -> "Constraints":
-        """Read constraints from a JSON file path or from JSON text."""
-        text = None
+        """Read constraints from a JSON file path or from JSON text.
+
+        A string is read as JSON text when it names no existing file and looks like JSON
+        (blank, or starting with ``{``, ``[``, ``"``, a digit, ``-``, ``null``, ``true`` or
+        ``false``); otherwise it is a path.
+        """
         if isinstance(path_or_text, os.PathLike) or (
-            isinstance(path_or_text, str) and not path_or_text.lstrip().startswith(("{", "["))
+            isinstance(path_or_text, str) and not _looks_like_json(path_or_text)
         ):
             p = Path(path_or_text)
             text = _read_text(p)
@@ -282,6 +286,16 @@ class Constraints:
                 if a.label != b.label and a.top < b.bottom and b.top < a.bottom and a.left < b.right and b.left < a.right:
                     out.append(f"blocks with labels {a.label} and {b.label} overlap")
         return out
+
+
+def _looks_like_json(s: str) -> bool:
+    t = s.strip()
+    try:
+        if len(s) < 4096 and os.path.isfile(s):
+            return False
+    except (OSError, ValueError):
+        pass
+    return not t or t[0] in '{["-0123456789' or t in ("null", "true", "false")
 
 
 def _read_text(p: Path) -> str:

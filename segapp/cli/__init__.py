@@ -26,10 +26,13 @@ def main(argv=None) -> int:
         if argv and argv[0] in SUBCOMMANDS:
             import importlib
 
-            return importlib.import_module(f"segapp.cli.{argv[0]}").main(argv[1:])
-        from .gui import main as gui_main
+            code = importlib.import_module(f"segapp.cli.{argv[0]}").main(argv[1:])
+        else:
+            from .gui import main as gui_main
 
-        return gui_main(argv)
+            code = gui_main(argv)
+        sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+        return code
     except SystemExit as e:  # argparse: --help (0) or a usage error (2, already one line)
         return e.code if isinstance(e.code, int) else (0 if e.code is None else EXIT_ERROR)
     except SegappError as e:
