@@ -239,12 +239,11 @@ def main(argv) -> int:
                   end="", file=sys.stderr, flush=True)
     if progress:
         print(file=sys.stderr)
-    atomic_write_text(out, csv_text(rows, methods))
     summary = summarise(rows, methods, a.rounds)
     failed = [r for r in rows if r["round"] < 0]
-    if not summary:
-        raise core.SegappError(f"every method failed on every image (rows in {out}); first error: "
-                               f"{failed[0]['error']}")
+    if not summary:  # nothing to report: the previous results stay as they are
+        raise core.SegappError(f"every method failed on every image; first error: {failed[0]['error']}")
+    atomic_write_text(out, csv_text(rows, methods))
     text = table(summary)
     print(text)
     atomic_write_text(summary_path, f"segapp evaluate {' '.join(argv)}\n\n{len(items)} images, K={a.segments}, "

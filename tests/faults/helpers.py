@@ -144,6 +144,14 @@ def noise(h: int = 24, w: int = 32, channels: int = 3, seed: int = 0) -> np.ndar
     return (np.random.RandomState(seed).rand(*shape) * 255).astype(np.uint8)
 
 
+def halves(h: int = 30, w: int = 40) -> np.ndarray:
+    """A colour image with a dark left and a light right half and mild noise: something to
+    segment (uniform colour noise gives SLIC a single superpixel)."""
+    img = np.zeros((h, w, 3), np.uint8)
+    img[:, : w // 2], img[:, w // 2:] = (60, 40, 30), (200, 210, 230)
+    return np.clip(img + np.random.RandomState(0).randint(-8, 8, img.shape), 0, 255).astype(np.uint8)
+
+
 def write(path: Path, data: bytes) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
