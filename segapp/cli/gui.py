@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 from .common import Parser, add_max_pixels, check_outputs
 
@@ -22,6 +23,12 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def no_display() -> bool:
+    """On Linux, no X or Wayland display and no Qt platform chosen: Qt would abort."""
+    return (sys.platform.startswith("linux") and not os.environ.get("QT_QPA_PLATFORM")
+            and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"))
+
+
 def main(argv) -> int:
     import core
     from core.image import MAX_PIXELS_ENV, max_pixels_limit
@@ -35,6 +42,10 @@ def main(argv) -> int:
     if a.max_pixels is not None:  # the window and its worker process read the environment
         os.environ[MAX_PIXELS_ENV] = str(max_pixels_limit(a.max_pixels))
     check_outputs([a.screenshot], inputs=[a.image, a.constraints])
+    if not a.screenshot and no_display():
+        raise core.SegappError("no display to open the window on (DISPLAY and WAYLAND_DISPLAY are not set); "
+                               "'segapp segment IMAGE' segments without a window, '--screenshot OUT.png' "
+                               "renders the window offscreen")
     from segapp.app import run
 
     return run(a)

@@ -134,3 +134,11 @@ def test_methods_into_a_closed_pipe():
                        "print(code); print(repr(err))")
     code, err = r.stdout.splitlines()
     assert code == "2" and err == "''", (code, err)
+
+
+def test_no_display_is_one_line(monkeypatch, capsys):
+    """``segapp IMAGE`` on a Linux machine without a display: one line, not Qt's abort."""
+    for k in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
+        monkeypatch.delenv(k, raising=False)
+    monkeypatch.setattr("sys.platform", "linux")
+    expect_cli_error([], capsys, "no display to open the window on")
