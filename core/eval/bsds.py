@@ -38,7 +38,8 @@ def find_images(root, split: str | None = None) -> list[BsdsItem]:
         raise DatasetError(f"unknown split {split!r}; valid: {', '.join(SPLITS)}")
     try:
         if not root.is_dir():
-            raise DatasetError(f"{root} is not a folder" if root.exists() else f"folder not found: {root}")
+            why = "it is a file, not a folder" if root.exists() else "it does not exist"
+            raise DatasetError(f"{root} is not a BSDS500 folder: {why}")
     except OSError as e:
         raise DatasetError(f"cannot read {root}: {e.strerror or e}") from None
     items = []

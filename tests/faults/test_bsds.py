@@ -90,8 +90,8 @@ def test_evaluate_on_folder(case, tmp_path, capsys):
 
 
 def test_missing_and_file_roots(tmp_path):
-    expect_error(DatasetError, bsds.find_images, tmp_path / "nope", match="folder not found")
-    expect_error(DatasetError, bsds.find_images, write(tmp_path / "f.txt", b"x"), match="is not a folder")
+    expect_error(DatasetError, bsds.find_images, tmp_path / "nope", match="not a BSDS500 folder: it does not exist")
+    expect_error(DatasetError, bsds.find_images, write(tmp_path / "f.txt", b"x"), match="it is a file, not a folder")
     expect_error(DatasetError, bsds.find_images, tmp_path, "dev", match="unknown split 'dev'")
     expect_error(DatasetError, bsds.load_ground_truth, tmp_path / "none.mat", match="not found")
 
@@ -115,7 +115,7 @@ ARGS = {
     "param-n_segments": (["--param", "n_segments=3"], "use --segments"),
     "split-unknown": (["--split", "dev"], "invalid choice"),
     "mode-unknown": (["--mode", "clicks"], "invalid choice"),
-    "bsds-missing": (["--bsds", "/nonexistent/bsds"], "folder not found"),
+    "bsds-missing": (["--bsds", "/nonexistent/bsds"], "not a BSDS500 folder: it does not exist"),
     "max-pixels-too-small": (["--max-pixels", "100"], None),
 }
 
