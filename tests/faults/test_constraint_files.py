@@ -231,3 +231,40 @@ def _demo():
     from segapp.resources import DEMO_IMAGE
 
     return DEMO_IMAGE
+
+
+def _random_must_links(h, w, n=1000, seed=0):
+    return [tuple(int(v) for v in p) for p in np.random.RandomState(seed).randint(0, [h, w, h, w], size=(n, 4))]
+
+
+def test_thousand_random_must_links_give_a_csp_result():
+    """Valid input that csp used to refuse ("no feasible eigenvector; lower beta"): now a
+    result, with a ConvergenceWarning saying beta was lowered from eq. 17's value."""
+    img = np.random.RandomState(0).rand(40, 60)
+    c = core.Constraints(must_link=_random_must_links(40, 60))
+    with pytest.warns(core.ConvergenceWarning, match="eq. 17.*halved"):
+        seg = core.segment(img, c, method="csp", representation="grid", max_nodes=100)
+    assert seg.info["beta_halvings"] >= 1 and seg.params["beta"] < seg.info["beta_eq17"]
+    assert seg.labels.shape == (40, 60)
+
+
+def test_thousand_random_must_links_on_the_command_line(tmp_path, capsys):
+    from .helpers import encoded, write
+
+    img = write(tmp_path / "n.png", encoded((np.random.RandomState(0).rand(40, 60) * 255).astype(np.uint8), "PNG"))
+    c = tmp_path / "c.json"
+    c.write_text(json.dumps({"must_link": _random_must_links(40, 60)}))
+    r = run_cli(["segment", img, "--constraints", c, "--out", tmp_path / "m.png", "--param", "representation=grid",
+                 "--param", "max_nodes=100"], capsys)
+    assert r.code == 0 and (tmp_path / "m.png").exists()
+    assert "beta was halved" in r.err and "Traceback" not in r.err
+
+
+def test_a_constraint_the_result_breaks_is_reported(tmp_path, capsys):
+    """A weak cannot-link across the demo's sky, which spectral-learning does not honour:
+    the command succeeds and says which constraint the result breaks."""
+    c = tmp_path / "c.json"
+    c.write_text(json.dumps({"cannot_link": [[20, 20, 20, 340, 0.1]]}))
+    r = run_cli(["segment", "--demo", "--constraints", c, "--method", "spectral-learning", "--out",
+                 tmp_path / "m.png"], capsys)
+    assert r.code == 0 and "1 of 1 cannot-links not honoured in the result (#0)" in r.err
