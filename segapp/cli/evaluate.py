@@ -3,7 +3,6 @@ the simulated user of :mod:`core.eval.simulate`; CSV rows, a summary table and a
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import sys

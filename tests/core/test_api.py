@@ -3,7 +3,6 @@
 import json
 import subprocess
 import sys
-import warnings
 
 import numpy as np
 import pytest

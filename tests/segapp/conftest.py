@@ -5,7 +5,6 @@ _HOME = __import__("tempfile").mkdtemp(prefix="segapp-test-home-")
 os.environ["XDG_CONFIG_HOME"] = os.path.join(_HOME, "config")  # QSettings and autosave stay
 os.environ["XDG_DATA_HOME"] = os.path.join(_HOME, "data")      # out of the user's home
 
-import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 
