@@ -7,6 +7,11 @@ case, :class:`Unchanged` checks afterwards that none was altered or removed and 
 file was left. The GUI cases reuse the same checks (an error shown, nothing lost).
 
 Image and data generators build each bad file from scratch in a temporary folder.
+
+To add cases: a module ``tests/faults/test_<area>.py`` with a dict ``name -> (input, message
+pattern)`` parametrised over its keys, each case ending in :func:`expect_error`,
+:func:`expect_cli_error` or :class:`Unchanged` (GUI cases: the error shown in the window
+instead of raised, and :class:`Unchanged` around the files the session holds).
 """
 
 from __future__ import annotations
