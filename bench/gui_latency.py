@@ -34,7 +34,7 @@ from segapp.resources import DEMO_IMAGE  # noqa: E402
 def main(argv):
     from segapp.gui.canvas import MUST, CANNOT
     from segapp.gui.main_window import MainWindow
-    from tests.segapp.conftest import drag
+    from segapp.gui.synthetic import drag
 
     import pyqtgraph as pg
 

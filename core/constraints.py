@@ -3,6 +3,12 @@
 A link is ``(r1, c1, r2, c2)`` or ``(r1, c1, r2, c2, weight)`` with integer (row, column)
 pixels and ``weight`` in (0, 1], the degree of belief (Wang & Davidson 2010, sec. 3.1).
 A :class:`Block` is a labelled rectangle; ``bottom``/``right`` are exclusive, like slices.
+
+Every number is bounded where it enters: pixel coordinates are integers in
+[0, :data:`MAX_COORD`], block labels integers in [1, :data:`MAX_LABEL`], weights finite and in
+(0, 1]. A constraint file is at most :data:`MAX_FILE_BYTES` long, its integers at most
+:data:`MAX_DIGITS` digits, nested at most as deep as the JSON parser allows; ``NaN`` and
+``Infinity`` are refused. Each problem is a :class:`~core.errors.ConstraintError` naming it.
 """
 
 from __future__ import annotations
@@ -11,7 +17,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable
 
 import numpy as np
 
@@ -19,6 +25,25 @@ from ._io import atomic_write_text
 from .errors import ConstraintError
 
 FORMAT_VERSION = 1
+MAX_COORD = 2**31 - 1        # pixel coordinates: far beyond any image segapp can load
+MAX_LABEL = 255              # block labels 1..255 (the GUI uses 1-9)
+MAX_DIGITS = 12              # integers in a constraint file
+MAX_FILE_BYTES = 64 * 2**20  # about two million links
+
+
+def _check_int(v, what: str, low: int, high: int) -> int:
+    if isinstance(v, bool) or not (isinstance(v, (int, np.integer)) or (
+            isinstance(v, (float, np.floating)) and float(v).is_integer())):
+        raise ConstraintError(f"{what} must be an integer, got {_short(v)}")
+    v = int(v)
+    if not low <= v <= high:
+        raise ConstraintError(f"{what} {_short(v)} is outside [{low}, {high}]")
+    return v
+
+
+def _short(v) -> str:
+    text = repr(v)
+    return text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
 
 
 @dataclass(frozen=True)
@@ -43,9 +68,10 @@ class Block:
     def __post_init__(self):
         for name in ("label", "top", "left", "bottom", "right"):
             v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-                raise ConstraintError(f"block {name} must be an integer, got {v!r}")
-            object.__setattr__(self, name, int(v))
+            if isinstance(v, (float, np.floating)):
+                raise ConstraintError(f"block {name} must be an integer, got {_short(v)}")
+            low, high = (1, MAX_LABEL) if name == "label" else (0, MAX_COORD)
+            object.__setattr__(self, name, _check_int(v, f"block {name}", low, high))
         if self.bottom <= self.top or self.right <= self.left:
             raise ConstraintError(
                 f"block box [{self.top}, {self.left}, {self.bottom}, {self.right}] is empty: "
@@ -57,6 +83,14 @@ class Block:
         return (self.top, self.left, self.bottom, self.right)
 
 
+def _items(seq, name: str):
+    if seq is None:
+        return ()
+    if isinstance(seq, (str, bytes, dict)) or not hasattr(seq, "__iter__"):
+        raise ConstraintError(f"{name} must be a list, got {type(seq).__name__}")
+    return seq
+
+
 def _link(item, kind: str, index: int) -> tuple:
     try:
         seq = list(item)
@@ -64,21 +98,15 @@ def _link(item, kind: str, index: int) -> tuple:
         raise ConstraintError(f"{kind} #{index} must be a list [r1, c1, r2, c2] or [r1, c1, r2, c2, weight], got {item!r}") from None
     if len(seq) not in (4, 5):
         raise ConstraintError(f"{kind} #{index} must have 4 or 5 numbers [r1, c1, r2, c2(, weight)], got {len(seq)}")
-    pts = []
-    for v in seq[:4]:
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) and not (
-            isinstance(v, (float, np.floating)) and float(v).is_integer()
-        ):
-            raise ConstraintError(f"{kind} #{index} has a non-integer pixel coordinate {v!r}")
-        pts.append(int(v))
+    pts = [_check_int(v, f"{kind} #{index} pixel coordinate", 0, MAX_COORD) for v in seq[:4]]
     w = 1.0
     if len(seq) == 5:
-        try:
-            w = float(seq[4])
-        except (TypeError, ValueError):
-            raise ConstraintError(f"{kind} #{index} has a non-numeric weight {seq[4]!r}") from None
+        v = seq[4]
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+            raise ConstraintError(f"{kind} #{index} has a non-numeric weight {_short(v)}")
+        w = float(v)
         if not (0.0 < w <= 1.0):
-            raise ConstraintError(f"{kind} #{index} weight {w!r} is outside (0, 1]")
+            raise ConstraintError(f"{kind} #{index} weight {_short(w)} is outside (0, 1]")
     return (*pts, w)
 
 
@@ -97,10 +125,10 @@ class Constraints:
     """
 
     def __init__(self, must_link: Iterable = (), cannot_link: Iterable = (), blocks: Iterable = ()):
-        self.must_link = tuple(_link(x, "must-link", i) for i, x in enumerate(must_link or ()))
-        self.cannot_link = tuple(_link(x, "cannot-link", i) for i, x in enumerate(cannot_link or ()))
+        self.must_link = tuple(_link(x, "must-link", i) for i, x in enumerate(_items(must_link, "must_link")))
+        self.cannot_link = tuple(_link(x, "cannot-link", i) for i, x in enumerate(_items(cannot_link, "cannot_link")))
         bl = []
-        for i, b in enumerate(blocks or ()):
+        for i, b in enumerate(_items(blocks, "blocks")):
             if not isinstance(b, Block):
                 raise ConstraintError(f"block #{i} must be a core.Block, got {type(b).__name__}")
             bl.append(b)
@@ -153,8 +181,8 @@ class Constraints:
         if extra:
             raise ConstraintError(f"unknown key {extra[0]!r} in constraint file; valid keys: {', '.join(sorted(allowed))}")
         version = data.get("version", FORMAT_VERSION)
-        if version != FORMAT_VERSION:
-            raise ConstraintError(f"constraint file version {version!r} is not supported (expected {FORMAT_VERSION})")
+        if isinstance(version, bool) or version != FORMAT_VERSION:
+            raise ConstraintError(f"constraint file version {_short(version)} is not supported (expected {FORMAT_VERSION})")
         for key in ("must_link", "cannot_link", "blocks"):
             if key in data and not isinstance(data[key], list):
                 raise ConstraintError(f"{key!r} must be a list")
@@ -162,6 +190,9 @@ class Constraints:
         for i, b in enumerate(data.get("blocks", [])):
             if not isinstance(b, dict) or "label" not in b or "box" not in b:
                 raise ConstraintError(f"block #{i} must be an object {{\"label\": int, \"box\": [top, left, bottom, right]}}")
+            extra = sorted(set(b) - {"label", "box"})
+            if extra:
+                raise ConstraintError(f"block #{i} has an unknown key {_short(extra[0])}; valid keys: box, label")
             box = b["box"]
             if not isinstance(box, list) or len(box) != 4:
                 raise ConstraintError(f"block #{i} box must be [top, left, bottom, right]")
@@ -170,27 +201,24 @@ class Constraints:
 
     @classmethod
     def from_json(cls, path_or_text: str | os.PathLike) -> "Constraints":
-        """Read constraints from a JSON file path or from JSON text."""
-        text = None
+        """Read constraints from a JSON file path or from JSON text.
+
+        A string is read as JSON text when it names no existing file and looks like JSON
+        (blank, or starting with ``{``, ``[``, ``"``, a digit, ``-``, ``null``, ``true`` or
+        ``false``); otherwise it is a path.
+        """
         if isinstance(path_or_text, os.PathLike) or (
-            isinstance(path_or_text, str) and not path_or_text.lstrip().startswith(("{", "["))
+            isinstance(path_or_text, str) and not _looks_like_json(path_or_text)
         ):
             p = Path(path_or_text)
-            try:
-                text = p.read_text(encoding="utf-8")
-            except FileNotFoundError:
-                raise ConstraintError(f"constraint file not found: {p}") from None
-            except (OSError, UnicodeDecodeError) as e:
-                raise ConstraintError(f"cannot read constraint file {p}: {e}") from None
+            text = _read_text(p)
             where = str(p)
-        else:
+        elif isinstance(path_or_text, str):
             text = path_or_text
             where = "constraint text"
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise ConstraintError(f"malformed JSON in {where}: {e.msg} at line {e.lineno}, column {e.colno}") from None
-        return cls.from_dict(data)
+        else:
+            raise ConstraintError(f"from_json takes a file path or JSON text, got {type(path_or_text).__name__}")
+        return cls.from_dict(_parse_json(text, where))
 
     # -- checks ---------------------------------------------------------------------
     def validate(self, shape: tuple[int, int]) -> None:
@@ -258,3 +286,64 @@ class Constraints:
                 if a.label != b.label and a.top < b.bottom and b.top < a.bottom and a.left < b.right and b.left < a.right:
                     out.append(f"blocks with labels {a.label} and {b.label} overlap")
         return out
+
+
+def _looks_like_json(s: str) -> bool:
+    t = s.strip()
+    try:
+        if len(s) < 4096 and os.path.isfile(s):
+            return False
+    except (OSError, ValueError):
+        pass
+    return not t or t[0] in '{["-0123456789' or t in ("null", "true", "false")
+
+
+def _read_text(p: Path) -> str:
+    try:
+        if p.is_dir():
+            raise ConstraintError(f"{p} is a folder, not a constraint file")
+        size = p.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise ConstraintError(f"constraint file {p} is {size:,} bytes, more than the limit of "
+                                  f"{MAX_FILE_BYTES:,}")
+        return p.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise ConstraintError(f"constraint file not found: {p}") from None
+    except PermissionError:
+        raise ConstraintError(f"no permission to read constraint file {p}") from None
+    except UnicodeDecodeError as e:
+        raise ConstraintError(f"constraint file {p} is not UTF-8 text (byte {e.start})") from None
+    except OSError as e:
+        raise ConstraintError(f"cannot read constraint file {p}: {e.strerror or e}") from None
+
+
+def _json_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise ConstraintError(f"number {_short(text)} has {len(text.lstrip('-'))} digits; constraint "
+                              f"files hold pixel coordinates and labels of at most {MAX_DIGITS} digits")
+    return int(text)
+
+
+def _json_float(text: str) -> float:
+    v = float(text)
+    if not np.isfinite(v):
+        raise ConstraintError(f"number {_short(text)} is too large")
+    return v
+
+
+def _json_constant(name: str):
+    raise ConstraintError(f"{name} is not a number a constraint file may hold")
+
+
+def _parse_json(text: str, where: str):
+    if len(text) > MAX_FILE_BYTES:
+        raise ConstraintError(f"{where} is {len(text):,} characters, more than the limit of {MAX_FILE_BYTES:,}")
+    try:
+        return json.loads(text, parse_int=_json_int, parse_float=_json_float, parse_constant=_json_constant)
+    except json.JSONDecodeError as e:
+        raise ConstraintError(f"malformed JSON in {where}: {e.msg} at line {e.lineno}, column {e.colno}") from None
+    except RecursionError:
+        raise ConstraintError(f"{where} is nested too deeply to be a constraint file "
+                              "(lists inside lists thousands of levels deep)") from None
+    except ConstraintError as e:
+        raise ConstraintError(f"{where}: {e}") from None

@@ -29,6 +29,17 @@ class ConvergenceError(SegappError):
     """A solver did not converge and no result could be produced."""
 
 
+class InvalidDataError(SegappError, TypeError):
+    """The estimator's data ``X`` is unusable (NaN, infinite, complex, empty, wrong shape,
+    not numbers). Also a :class:`TypeError`, as scikit-learn raises for non-numeric data."""
+
+
+class OutputError(SegappError, OSError):
+    """A file cannot be written: missing folder, a folder in the way, no permission, full
+    disk. Also an :class:`OSError`, so callers that catch ``OSError`` keep working; the
+    previous file at that path is always left whole."""
+
+
 class SegappWarning(UserWarning):
     """Base class of segapp's warnings (pytest turns these into errors)."""
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+import numpy as np
+
 from .errors import ParameterError
 
 
@@ -135,3 +137,33 @@ def resolve(specs: Sequence[ParamSpec], given: dict[str, Any], where: str) -> di
     for p in specs:
         out[p.name] = p.coerce(given[p.name]) if p.name in given else p.default
     return out
+
+
+MAX_SEED = 2**32 - 1
+
+
+def check_seed(random_state, name: str = "random_state") -> np.random.RandomState:
+    """The one conversion of a seed into a :class:`numpy.random.RandomState`.
+
+    Parameters
+    ----------
+    random_state : None, int in [0, 2**32 - 1] or numpy.random.RandomState
+        ``None``: numpy's global generator, as scikit-learn does.
+    name : str
+        How the message calls it (``'--seed'`` on the command line).
+
+    Raises
+    ------
+    ParameterError
+        Naming the valid kinds of value.
+    """
+    from sklearn.utils import check_random_state
+
+    if random_state is None or isinstance(random_state, np.random.RandomState):
+        return check_random_state(random_state)
+    if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)):
+        raise ParameterError(f"{name} must be None, an integer in [0, {MAX_SEED}] or a "
+                             f"numpy.random.RandomState, got {type(random_state).__name__} {random_state!r:.40}")
+    if not 0 <= random_state <= MAX_SEED:
+        raise ParameterError(f"{name} = {random_state} is out of range [0, {MAX_SEED}]")
+    return np.random.RandomState(int(random_state))

@@ -90,11 +90,14 @@ def encode_png(array: np.ndarray) -> bytes:
 
 
 def save_png(path: str | os.PathLike, array: np.ndarray) -> None:
-    """Write a uint8 array as PNG atomically (temporary file, then rename)."""
-    try:
-        atomic_write_bytes(path, encode_png(array))
-    except OSError as e:
-        raise SegappError(f"cannot write {path}: {e.strerror or e}") from None
+    """Write a uint8 array as PNG atomically (temporary file, then rename).
+
+    Raises
+    ------
+    OutputError
+        The file cannot be written (the message says why); the previous file is unchanged.
+    """
+    atomic_write_bytes(path, encode_png(array))
 
 
 def save_labels(path: str | os.PathLike, labels: np.ndarray) -> None:

@@ -7,8 +7,6 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-from sklearn.utils import check_random_state
-
 from .constraints import Constraints
 from .errors import ContradictoryConstraintsWarning, ParameterError
 from .graph.affinity import node_affinity
@@ -16,7 +14,7 @@ from .graph.node_constraints import map_constraints
 from .eval.metrics import honoured
 from .graph.representation import Representation, build_representation
 from .image import check_image
-from .params import resolve
+from .params import check_seed, resolve
 from .pipeline import SHARED_PARAMS, check_method, method_params, node_cap, run_method
 
 
@@ -144,6 +142,7 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
     if isinstance(n_segments, bool) or not isinstance(n_segments, (int, np.integer)) or n_segments < 2:
         raise ParameterError(f"n_segments must be an integer >= 2, got {n_segments!r}")
     n_segments = int(n_segments)
+    rng = check_seed(random_state)
     rep_p, meth_p = split_params(method, params)
     img = np.asarray(image)
     check_image(img)
@@ -152,7 +151,6 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
     elif not isinstance(constraints, Constraints):
         raise ParameterError(f"constraints must be a core.Constraints, got {type(constraints).__name__}")
     constraints.validate(img.shape[:2])
-    rng = check_random_state(random_state)
     caught: list[str] = []
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")

@@ -1,5 +1,4 @@
 import os
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +13,3 @@ BSDS = ROOT.parent / "shared" / "bsds500"
 def rng():
     return np.random.RandomState(0)
 
-
-def gaussian_1d(x, sigma):
-    x = np.asarray(x, float)
-    return np.exp(-(x[:, None] - x[None, :]) ** 2 / (2 * sigma ** 2))

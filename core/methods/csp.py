@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import scipy.linalg as sl
 import scipy.sparse as sp
 import scipy.sparse.linalg as sla
 
-from ..errors import ConvergenceError, ParameterError
+from ..errors import ConvergenceError, ConvergenceWarning, ParameterError
 from ..params import MethodSpec, ParamSpec
 from ..spectral import (SpectralResult, assign_labels, check_connected, fix_signs, normalize, row_normalize,
                         top_eigh)
+
+MAX_BETA_HALVINGS = 30  # eq. 17's beta / 2**30: about 1e-9 of it
 
 PARAMS = (
     ParamSpec("beta", float, None,
@@ -223,6 +227,15 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, beta=None) ->
     origin and k-means degenerates). Without any constraint ``Q_bar = I`` (sec. 3.1), which is plain normalised
     cut. Every feasible vector satisfies ``v^T Q_bar v > beta`` (sec. 3.2, tested).
 
+    Infeasible eq. 17 (a deviation, warned): when many must-links join most nodes, ``Q_bar``'s
+    top direction is nearly the trivial ``D^1/2 1`` that eq. 3 excludes, so no admissible ``v``
+    reaches eq. 17's ``beta`` (seen with 1000 random must-links on Berkeley images) although the
+    input is valid. Eq. 17 is always tried first; when it leaves no feasible vector, ``beta``
+    is halved, up to ``MAX_BETA_HALVINGS`` times, until one is, with a
+    :class:`~core.errors.ConvergenceWarning`; ``info`` then holds ``beta_eq17`` and
+    ``beta_halvings`` and ``info['beta']`` the ``beta`` used. A ``beta`` the caller gave is
+    never changed: without feasible vectors it is an error that says so.
+
     References
     ----------
     X. Wang, I. Davidson, Flexible constrained spectral clustering, KDD 2010.
@@ -233,12 +246,22 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, beta=None) ->
         Q = None
     check_connected(K, "graph", stacklevel=4)
     sol = solve_csp(K, Q, beta, n_show)
+    info = {}
+    if sol["n_feasible"] == 0 and beta is None and Q is not None:
+        beta17, halvings = sol["beta"], 0
+        while sol["n_feasible"] == 0 and halvings < MAX_BETA_HALVINGS:
+            halvings += 1
+            sol = solve_csp(K, Q, beta17 / 2.0 ** halvings, n_show)
+        if sol["n_feasible"]:
+            warnings.warn(f"csp: no eigenvector is feasible at beta = {beta17:.4g} (eq. 17); beta was "
+                          f"halved {halvings} time(s) to {sol['beta']:.4g}, where {sol['n_feasible']} "
+                          "are", ConvergenceWarning, stacklevel=4)
+        info.update(beta_eq17=beta17, beta_halvings=halvings)
     nf = sol["n_feasible"]
     if nf == 0:
-        raise ConvergenceError("csp: no feasible eigenvector (all generalised eigenvalues are "
-                               "non-positive); lower beta")
+        raise ConvergenceError(f"csp: no feasible eigenvector at beta = {sol['beta']:.4g} (all generalised "
+                               "eigenvalues are non-positive); lower beta")
     U = sol["u"]
-    info = {}
     E = U[:, :1] if n_clusters == 2 else row_normalize(U[:, :min(n_clusters, nf)])
     labels, info["split"] = assign_labels(E, n_clusters, rng, "sign" if n_clusters == 2 else "kmeans",
                                           normalize_rows=False)

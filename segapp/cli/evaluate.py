@@ -9,19 +9,21 @@ how far the graph itself lets a method go).
 
 from __future__ import annotations
 
-import argparse
 import csv
+import io
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from .common import Parser, parse_params
+from .common import Parser, add_max_pixels, check_outputs, parse_params
 
 ANCHOR = "random-walker"
 ANCHORS = (ANCHOR, "harmonic-boundary", "harmonic-gaussian")
 SUMMARY_ROUNDS = (0, 1, 3, 5, 10)
+MAX_ROUNDS = 100
+CSV_KEYS = ["image", "method", "round", "ari", "miou", "covering", "voi", "honoured", "newest", "seconds", "error"]
 
 
 def _parser():
@@ -37,12 +39,74 @@ def _parser():
     p.add_argument("--jobs", type=int, default=1, help="images in parallel")
     p.add_argument("--limit", type=int, help="only the first N images (a quick run)")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                   help="representation/method parameter for every method")
+                   help="representation parameter (every method) or method parameter (the methods "
+                        "that have it)")
+    add_max_pixels(p)
     return p
 
 
-def evaluate_image(item, methods, k, rounds, mode, params):
-    """All rows for one image (runs in a joblib worker)."""
+def _error_row(image_id, method, message) -> dict:
+    return {"image": image_id, "method": method, "round": -1, "ari": np.nan, "miou": np.nan,
+            "covering": np.nan, "voi": np.nan, "seconds": np.nan, "error": message}
+
+
+def check_args(a) -> None:
+    """Every numeric argument in its range (one-line errors before any work)."""
+    from core.errors import ParameterError
+
+    if not 2 <= a.segments <= 5:
+        raise ParameterError(f"--segments must be 2-5, got {a.segments}")
+    if not 0 <= a.rounds <= MAX_ROUNDS:
+        raise ParameterError(f"--rounds must be 0-{MAX_ROUNDS}, got {a.rounds}")
+    if a.jobs != -1 and a.jobs < 1:
+        raise ParameterError(f"--jobs must be at least 1 (or -1: every core), got {a.jobs}")
+    if a.limit is not None and a.limit < 1:
+        raise ParameterError(f"--limit must be at least 1, got {a.limit}")
+
+
+def method_list(text: str) -> list[str]:
+    """``--methods``: 'all' or a comma list of known, distinct methods."""
+    import core
+
+    methods = list(core.METHODS) + list(ANCHORS) if text == "all" else [m.strip() for m in text.split(",")]
+    for m in methods:
+        if m not in ANCHORS and m not in core.METHODS:
+            raise core.ParameterError(f"unknown method {m!r}; valid: {', '.join(core.METHODS)}, {', '.join(ANCHORS)}")
+    dup = sorted({m for m in methods if methods.count(m) > 1})
+    if dup:
+        raise core.ParameterError(f"--methods lists {dup[0]!r} twice")
+    return methods
+
+
+def params_per_method(methods, params: dict) -> dict:
+    """``--param`` values split by method: representation parameters go to every method,
+    a method parameter to the methods that have it; every value validated now.
+
+    Raises
+    ------
+    ParameterError
+        A name no selected method knows (listing the valid ones), or a bad value.
+    """
+    import core
+    from core.segmentation import split_params
+
+    rep = {p.name for p in core.REPRESENTATION_PARAMS}
+    own = {m: {p.name for p in core.METHODS[m].params} for m in methods if m not in ANCHORS}
+    valid = rep.union(*own.values())
+    unknown = sorted(set(params) - valid)
+    if unknown:
+        raise core.ParameterError(f"unknown --param {unknown[0]!r} for methods {', '.join(own) or '(none)'}; "
+                                  f"valid parameters: {', '.join(sorted(valid))}")
+    out = {m: {k: v for k, v in params.items() if k in rep} for m in methods if m in ANCHORS}
+    for m, names in own.items():
+        out[m] = {k: v for k, v in params.items() if k in rep or k in names}
+        split_params(m, out[m])
+    return out
+
+
+def evaluate_image(item, methods, k, rounds, mode, params, max_pixels=None):
+    """All rows for one image (runs in a joblib worker); a file that cannot be read gives
+    one error row per method instead of stopping the run."""
     import warnings
 
     import core
@@ -50,9 +114,12 @@ def evaluate_image(item, methods, k, rounds, mode, params):
     from core.eval.baselines import graph_ceiling_segmenter, random_walker_segmenter
     from core.graph import GRAPH_PARAMS
 
-    image = core.load_image(item.image)
-    gts = bsds.load_ground_truth(item.ground_truth)
-    target = simulate.make_target(gts, k)
+    try:
+        image = core.load_image(item.image, max_pixels=max_pixels)
+        gts = bsds.load_ground_truth(item.ground_truth, shape=image.shape[:2])
+        target = simulate.make_target(gts, k)
+    except core.SegappError as e:
+        return [_error_row(item.id, m, str(e)) for m in methods]
     care = target != simulate.DONT_CARE
     rows = []
     graph_params = {p.name for p in GRAPH_PARAMS}
@@ -60,14 +127,14 @@ def evaluate_image(item, methods, k, rounds, mode, params):
         if m == ANCHOR:
             seg_fn = lambda c: random_walker_segmenter(image, c, target, k)  # noqa: E731
         elif m in ANCHORS:
-            gp = {n: v for n, v in params.items() if n in graph_params}
+            gp = {n: v for n, v in params[m].items() if n in graph_params}
             gp["affinity"] = m.split("-", 1)[1]
             seg_fn = lambda c, gp=gp: graph_ceiling_segmenter(image, c, target, k, **gp)  # noqa: E731
         else:
             def seg_fn(c, m=m):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    return core.segment(image, c, method=m, n_segments=k, **params).labels
+                    return core.segment(image, c, method=m, n_segments=k, **params[m]).labels
         try:
             for r in simulate.simulate(image, target, seg_fn, rounds, mode):
                 lab = r["labels"]
@@ -82,8 +149,7 @@ def evaluate_image(item, methods, k, rounds, mode, params):
                     "seconds": r["seconds"],
                 })
         except core.SegappError as e:
-            rows.append({"image": item.id, "method": m, "round": -1, "ari": np.nan, "miou": np.nan,
-                         "covering": np.nan, "voi": np.nan, "seconds": np.nan, "error": str(e)})
+            rows.append(_error_row(item.id, m, str(e)))
     return rows
 
 
@@ -184,42 +250,56 @@ def chart(rows, methods, rounds, path) -> None:
     save_png(path, np.asarray(im))
 
 
+def csv_text(rows, methods) -> str:
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=CSV_KEYS, restval="", lineterminator="\n")
+    w.writeheader()
+    w.writerows(sorted(rows, key=lambda r: (r["image"], methods.index(r["method"]), r["round"])))
+    return buf.getvalue()
+
+
 def main(argv) -> int:
     import core
+    from core._io import atomic_write_text
     from core.eval import bsds
 
     a = _parser().parse_args(argv)
-    if not 2 <= a.segments <= 5:
-        raise core.ParameterError(f"--segments must be 2-5, got {a.segments}")
-    methods = list(core.METHODS) + list(ANCHORS) if a.methods == "all" else [m.strip() for m in a.methods.split(",")]
-    for m in methods:
-        if m not in ANCHORS and m not in core.METHODS:
-            raise core.ParameterError(f"unknown method {m!r}; valid: {', '.join(core.METHODS)}, {', '.join(ANCHORS)}")
-    items = [i for i in bsds.find_images(a.bsds, a.split) if i.ground_truth is not None][: a.limit]
-    params = parse_params(a.param)
+    check_args(a)
+    methods = method_list(a.methods)
+    params = params_per_method(methods, parse_params(a.param))
+    out = Path(a.out)
+    summary_path, chart_path = out.with_name(out.stem + "_summary.md"), out.with_name(out.stem + "_ari.png")
+    check_outputs([out, summary_path, chart_path])
+    items = bsds.with_ground_truth(bsds.find_images(a.bsds, a.split), a.bsds)[: a.limit]
+    for it in items:
+        bsds.check_item(it)
     from joblib import Parallel, delayed
 
     rows, t0 = [], time.perf_counter()
+    progress = sys.stderr.isatty()
     gen = Parallel(n_jobs=a.jobs, return_as="generator_unordered")(
-        delayed(evaluate_image)(it, methods, a.segments, a.rounds, a.mode, params) for it in items)
+        delayed(evaluate_image)(it, methods, a.segments, a.rounds, a.mode, params, a.max_pixels) for it in items)
     for n, r in enumerate(gen, 1):
         rows.extend(r)
-        done = int(30 * n / len(items))
-        print(f"\r[{'#' * done}{'.' * (30 - done)}] {n}/{len(items)} images, {time.perf_counter() - t0:.0f} s",
-              end="", file=sys.stderr, flush=True)
-    print(file=sys.stderr)
-    out = Path(a.out)
-    keys = ["image", "method", "round", "ari", "miou", "covering", "voi", "honoured", "newest", "seconds", "error"]
-    with open(out, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=keys, restval="")
-        w.writeheader()
-        w.writerows(sorted(rows, key=lambda r: (r["image"], methods.index(r["method"]), r["round"])))
+        if progress:
+            done = int(30 * n / len(items))
+            print(f"\r[{'#' * done}{'.' * (30 - done)}] {n}/{len(items)} images, {time.perf_counter() - t0:.0f} s",
+                  end="", file=sys.stderr, flush=True)
+    if progress:
+        print(file=sys.stderr)
     summary = summarise(rows, methods, a.rounds)
+    failed = [r for r in rows if r["round"] < 0]
+    if not summary:  # nothing to report: the previous results stay as they are
+        raise core.SegappError(f"every method failed on every image; first error: {failed[0]['error']}")
+    atomic_write_text(out, csv_text(rows, methods))
     text = table(summary)
     print(text)
-    out.with_name(out.stem + "_summary.md").write_text(
-        f"segapp evaluate {' '.join(argv)}\n\n{len(items)} images, K={a.segments}, R={a.rounds}, {a.mode}\n\n{text}\n\n"
-        f"Mean ARI after each round:\n\n{round_table(rows, methods, a.rounds)}\n")
-    chart(rows, methods, a.rounds, out.with_name(out.stem + "_ari.png"))
-    print(f"{out}, {out.stem}_summary.md, {out.stem}_ari.png")
+    atomic_write_text(summary_path, f"segapp evaluate {' '.join(argv)}\n\n{len(items)} images, K={a.segments}, "
+                                    f"R={a.rounds}, {a.mode}\n\n{text}\n\n"
+                                    f"Mean ARI after each round:\n\n{round_table(rows, methods, a.rounds)}\n")
+    chart(rows, methods, a.rounds, chart_path)
+    if failed:
+        print(f"segapp: warning: {len(failed)} image x method runs failed (rows with round -1 in {out}); "
+              f"first: {' '.join(failed[0]['error'].split())}", file=sys.stderr)
+    print(f"{out}, {summary_path.name}, {chart_path.name}")
     return 0

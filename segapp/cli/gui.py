@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 
-from .common import Parser
+from .common import Parser, add_max_pixels, check_outputs
 
 
 def parser() -> argparse.ArgumentParser:
@@ -17,11 +19,33 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--berkeley", metavar="FOLDER", help="open a BSDS500-layout folder in the browser")
     p.add_argument("--screenshot", metavar="OUT.png",
                    help="open, segment, save a picture of the window and exit (works offscreen)")
+    add_max_pixels(p)
     return p
 
 
+def no_display() -> bool:
+    """On Linux, no X or Wayland display and no Qt platform chosen: Qt would abort."""
+    return (sys.platform.startswith("linux") and not os.environ.get("QT_QPA_PLATFORM")
+            and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"))
+
+
 def main(argv) -> int:
+    import core
+    from core.image import MAX_PIXELS_ENV, max_pixels_limit
+
     a = parser().parse_args(argv)
+    # What can be checked without a window is checked here, so a bad argument is one line.
+    if a.method is not None and a.method not in core.METHODS:
+        raise core.ParameterError(f"unknown method {a.method!r}; valid methods: {', '.join(core.METHODS)}")
+    if a.segments is not None and a.segments < 2:
+        raise core.ParameterError(f"--segments must be at least 2, got {a.segments}")
+    if a.max_pixels is not None:  # the window and its worker process read the environment
+        os.environ[MAX_PIXELS_ENV] = str(max_pixels_limit(a.max_pixels))
+    check_outputs([a.screenshot], inputs=[a.image, a.constraints])
+    if not a.screenshot and no_display():
+        raise core.SegappError("no display to open the window on (DISPLAY and WAYLAND_DISPLAY are not set); "
+                               "'segapp segment IMAGE' segments without a window, '--screenshot OUT.png' "
+                               "renders the window offscreen")
     from segapp.app import run
 
     return run(a)

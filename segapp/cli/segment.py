@@ -7,7 +7,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from .common import Parser, parse_params
+from .common import Parser, add_max_pixels, check_outputs, parse_params
 
 
 def parser() -> argparse.ArgumentParser:
@@ -22,8 +22,24 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--overlay", help="also write the colour overlay (PNG)")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="method or representation parameter; repeatable")
-    p.add_argument("--seed", type=int, default=0, help="random seed (k-means restarts)")
+    p.add_argument("--seed", type=int, default=0, help="random seed in [0, 2**32 - 1] (k-means restarts)")
+    add_max_pixels(p)
     return p
+
+
+def _warn(message) -> None:
+    print(f"segapp: warning: {' '.join(str(message).split())}", file=sys.stderr)
+
+
+def report_unhonoured(seg, cons) -> None:
+    """One warning line per kind of constraint the result does not honour (never silent)."""
+    for key, kind in (("must_link", "must-link"), ("cannot_link", "cannot-link"), ("blocks", "block")):
+        ok = seg.honoured.get(key)
+        if ok is not None and len(ok) and not ok.all():
+            bad = [f"#{i}" for i in (~ok).nonzero()[0][:5]]
+            more = ", ..." if (~ok).sum() > 5 else ""
+            _warn(f"{int((~ok).sum())} of {len(ok)} {kind}s not honoured in the result "
+                  f"({', '.join(bad)}{more})")
 
 
 def main(argv) -> int:
@@ -31,21 +47,28 @@ def main(argv) -> int:
 
     import core
     from core import render
+    from core.params import check_seed
     from segapp.resources import DEMO_IMAGE
 
     a = parser().parse_args(argv)
     if a.demo == bool(a.image):
         raise core.ParameterError("give an IMAGE or --demo (exactly one)")
-    path = Path(DEMO_IMAGE if a.demo else a.image)
-    image = core.load_image(path)
-    cons = core.Constraints.from_json(a.constraints) if a.constraints else None
+    check_seed(a.seed, "--seed")
     params = parse_params(a.param)
+    path = Path(DEMO_IMAGE if a.demo else a.image)
+    out = Path(a.out) if a.out else Path(f"{path.stem}_labels.png")
+    check_outputs([out, a.eigenvectors, a.overlay], inputs=[path, a.constraints])
+    image = core.load_image(path, max_pixels=a.max_pixels)
+    cons = core.Constraints.from_json(a.constraints) if a.constraints else None
+    if cons and a.method == "ncut":
+        _warn(f"ncut ignores constraints; the {len(cons)} in {a.constraints} are not used")
     with warnings.catch_warnings():
         warnings.simplefilter("always", core.SegappWarning)
         warnings.simplefilter("error", core.ContradictoryConstraintsWarning)
-        warnings.showwarning = lambda m, c, *r, **k: print(f"segapp: warning: {m}", file=sys.stderr)
+        warnings.showwarning = lambda m, c, *r, **k: _warn(m)
         seg = core.segment(image, cons, method=a.method, n_segments=a.segments, random_state=a.seed, **params)
-    out = Path(a.out) if a.out else Path(f"{path.stem}_labels.png")
+    if cons and a.method != "ncut":
+        report_unhonoured(seg, cons)
     render.save_labels(out, seg.labels)
     if a.eigenvectors:
         render.save_png(a.eigenvectors, render.eigenvector_strip(seg.eigenvectors))

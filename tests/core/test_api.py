@@ -3,7 +3,6 @@
 import json
 import subprocess
 import sys
-import warnings
 
 import numpy as np
 import pytest
@@ -28,15 +27,20 @@ def test_registry_specs_are_complete():
                 assert p.coerce(p.default) == p.default
 
 
-def test_estimator_follows_sklearn_rules(rng):
-    est = core.ConstrainedSpectralClustering("e2cp", 2, random_state=0, alpha=0.7)
-    assert est.get_params()["alpha"] == 0.7
+def test_estimator_params_and_fit(rng):
+    est = core.ConstrainedSpectralClustering("e2cp", 2, random_state=0, method_params={"alpha": 0.7})
+    assert est.get_params()["method_params"] == {"alpha": 0.7}
     c = clone(est)
     assert c.get_params() == est.get_params() and not hasattr(c, "labels_")
     X = np.r_[rng.randn(20, 2), rng.randn(20, 2) + 5]
     assert est.fit(X, must_link=[(0, 1)], cannot_link=[(0, 30)]) is est
     assert est.labels_.shape == (40,) and est.affinity_matrix_.shape == (40, 40)
-    assert est.embedding_.shape[0] == 40
+    assert est.embedding_.shape[0] == 40 and est.n_features_in_ == 2
+    assert len(set(est.labels_[:20])) == 1 and len(set(est.labels_[20:])) == 1
+    assert est.labels_[0] != est.labels_[30]
+    # method_params reach the method: another alpha propagates the constraints differently
+    other = clone(est).set_params(method_params={"alpha": 0.3}).fit(X, must_link=[(0, 1)], cannot_link=[(0, 30)])
+    assert not np.allclose(other.affinity_matrix_, est.affinity_matrix_)
 
 
 def test_estimator_precomputed(rng):
@@ -60,7 +64,7 @@ def test_constraints_json_round_trip(tmp_path):
     ("{", "malformed JSON"),
     ('{"must_link": [[1, 2]]}', "4 or 5 numbers"),
     ('{"must_link": [[1, 2, 3, 4, 2.0]]}', "outside \\(0, 1\\]"),
-    ('{"cannot_link": [[1.5, 2, 3, 4]]}', "non-integer"),
+    ('{"cannot_link": [[1.5, 2, 3, 4]]}', "must be an integer"),
     ('{"blocks": [{"label": 1, "box": [5, 5, 2, 9]}]}', "empty"),
     ('{"links": []}', "unknown key"),
     ('[]', "JSON object"),
@@ -79,7 +83,7 @@ def test_link_outside_image():
     (np.zeros((0, 5)), "too small"),
     (np.zeros((1, 1)), "too small"),
     (np.full((5, 5), np.nan), "NaN"),
-    (np.zeros((4, 4, 2)), "shape"),
+    (np.zeros((4, 4, 5)), "shape"),
     (np.array([["a"]]), "numeric|too small"),
 ])
 def test_bad_arrays(image, match):
@@ -118,7 +122,8 @@ def test_image_files(tmp_path):
     Image.fromarray(rgb).save(tmp_path / "a.png")
     assert core.load_image(tmp_path / "a.png").shape == (12, 20, 3)
     Image.fromarray(rgb).convert("RGBA").save(tmp_path / "rgba.png")
-    assert core.load_image(tmp_path / "rgba.png").shape == (12, 20, 3)
+    assert core.load_image(tmp_path / "rgba.png").shape == (12, 20, 4)  # alpha kept (all opaque)
+    assert np.array_equal(core.as_float_image(core.load_image(tmp_path / "rgba.png")), rgb / 255.0)
     Image.fromarray(rgb).convert("P").save(tmp_path / "p.png")
     assert core.load_image(tmp_path / "p.png").shape == (12, 20, 3)
     g16 = (np.arange(240).reshape(12, 20) * 250).astype(np.uint16)

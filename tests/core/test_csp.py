@@ -52,13 +52,16 @@ def test_fig1_two_way_partition_is_the_labelling():
 
 
 def test_single_signed_u_star_is_split_by_two_means(rng):
-    """Must-links only can leave u* with one sign; then 2-means on u* still cuts."""
-    x = np.r_[rng.randn(15, 2), rng.randn(15, 2) + [5, 0]]
-    A = np.exp(-((x[:, None] - x[None]) ** 2).sum(-1) / 4)
-    res = csp.fit(A, NC.from_pairs(30, [(0, 1), (2, 3), (16, 17)]), 2, rng)
-    assert res.labels.min() == 0 and res.labels.max() == 1
-    if res.info["split"] == "2-means":
-        assert (res.embedding[:, 0] > 0).all() or (res.embedding[:, 0] < 0).all()
+    """The sign rule on a u* of one sign everywhere (what must-links alone can give) falls to
+    1-D 2-means, which still cuts between the two groups of values."""
+    from core.spectral import assign_labels
+
+    u = np.r_[rng.rand(10) * 0.1 + 1.0, rng.rand(12) * 0.1 + 3.0][:, None]
+    labels, used = assign_labels(u, 2, rng, "sign")
+    assert used == "2-means"
+    assert len(set(labels[:10])) == 1 and len(set(labels[10:])) == 1 and labels[0] != labels[10]
+    labels, used = assign_labels(u - 2.0, 2, rng, "sign")
+    assert used == "sign" and labels[0] != labels[10]
 
 
 def test_beta_at_or_above_lambda_max_vol_raises():
@@ -143,3 +146,37 @@ def test_all_pairs_of_labelled_nodes_give_xxt():
     nc = NC.from_pairs(6, [p for p in pairs if y[p[0]] == y[p[1]]], [p for p in pairs if y[p[0]] != y[p[1]]])
     x = np.r_[np.where(y == 0, 1.0, -1.0), 0]
     assert np.allclose(csp.constraint_matrix(nc).toarray(), np.outer(x, x))
+
+
+def _many_random_must_links(n=60, m=300, seed=0):
+    r = np.random.RandomState(seed)
+    x = r.rand(n, 2)
+    A = np.exp(-((x[:, None] - x[None]) ** 2).sum(-1) / (2 * 0.3 ** 2))
+    return A, NC.from_pairs(n, r.randint(0, n, size=(m, 2)))
+
+
+def test_infeasible_eq17_lowers_beta_with_a_warning(rng):
+    """300 random must-links on 60 points join every node: Q_bar's top direction is nearly
+    the trivial one, so no vector is feasible at eq. 17's beta. fit() halves beta until one
+    is, says so, and reports both betas; the result satisfies the lowered bound."""
+    from core.errors import ConvergenceWarning
+
+    A, nc = _many_random_must_links()
+    Q = csp.constraint_matrix(nc)
+    assert csp.solve_csp(A, Q, None, 3)["n_feasible"] == 0  # eq. 17 alone fails (the old error)
+    with pytest.warns(ConvergenceWarning, match="beta was halved"):
+        res = csp.fit(A, nc, 2, rng)
+    h, b17, b = res.info["beta_halvings"], res.info["beta_eq17"], res.info["beta"]
+    assert h >= 1 and b == pytest.approx(b17 / 2 ** h)
+    assert csp.solve_csp(A, Q, b17 / 2 ** (h - 1), 3)["n_feasible"] == 0  # the step before failed
+    assert res.info["n_feasible"] >= 1 and res.info["constraint_satisfaction"] > b
+    assert set(np.unique(res.labels)) == {0, 1}
+
+
+def test_a_given_beta_is_never_changed(rng):
+    from core.errors import ConvergenceError
+
+    A, nc = _many_random_must_links()
+    b17 = csp.solve_csp(A, csp.constraint_matrix(nc), None, 3)["beta"]
+    with pytest.raises(ConvergenceError, match="no feasible eigenvector at beta"):
+        csp.fit(A, nc, 2, rng, beta=b17)

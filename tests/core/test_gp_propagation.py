@@ -5,8 +5,13 @@ import pytest
 
 from core.methods import gp_propagation as gp
 from core.methods import ncut
+from core.graph.affinity import rbf_affinity
 from core.graph.node_constraints import NodeConstraints as NC
-from tests.conftest import gaussian_1d
+
+
+def gaussian_1d(x, sigma):
+    """exp(-(x_i - x_j)^2 / (2 sigma^2)) for 1-D samples."""
+    return rbf_affinity(np.asarray(x, float)[:, None], 1.0 / (2 * sigma ** 2))
 
 
 def test_small_matrix_form_equals_eq2_inverse(rng):

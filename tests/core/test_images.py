@@ -1,6 +1,7 @@
 """Constraints on synthetic images: one cannot-link separates two same-intensity objects
 that ncut merges; one must-link joins an object that ncut splits (every constrained method)."""
 
+import time
 import warnings
 
 import numpy as np
@@ -74,20 +75,29 @@ def test_result_shapes_and_types(method, rep):
     with warnings.catch_warnings():
         # on pure noise AP may find no preference giving exactly 3 clusters (it says so)
         warnings.filterwarnings("ignore", category=core.ConvergenceWarning)
+        t0 = time.perf_counter()
         seg = core.segment(img, method=method, n_segments=3, representation=rep, max_nodes=300)
+        outer = time.perf_counter() - t0
     assert seg.labels.shape == (40, 50) and seg.labels.dtype == np.int32
     assert seg.labels.min() >= 0 and seg.labels.max() <= 2
     assert seg.eigenvectors.shape[:2] == (40, 50) and seg.eigenvectors.shape[2] >= 3
     assert seg.eigenvectors.dtype == np.float32
     assert len(seg.eigenvalues) == seg.eigenvectors.shape[2]
     assert seg.n_nodes <= 300 and seg.params["n_nodes"] == seg.n_nodes
-    assert seg.seconds > 0
+    assert 0 < seg.seconds <= outer  # the call's own wall time, not more
+    # the full-size arrays are the node-level results painted through the representation
+    nodes = seg.representation.node_of_pixel
+    assert np.array_equal(seg.labels, seg.node_labels[nodes])
+    assert np.allclose(seg.eigenvectors, seg.node_embedding[nodes].astype(np.float32))
 
 
 def test_csp_params_report_beta_from_eq17():
     seg = core.segment(two_discs(), core.Constraints(cannot_link=[(*L1, *L2)]), method="csp")
-    assert seg.params["beta"] is not None and seg.params["beta"] > 0
-    assert seg.info["n_feasible"] >= 1
+    # eq. 17: beta = lambda_max vol (0.5 + 0.4 #constraints / N^2), and #constraints <= N^2
+    lam_vol = seg.info["lambda_max"] * seg.info["vol"]
+    assert 0.5 * lam_vol < seg.params["beta"] <= 0.9 * lam_vol
+    assert "beta_halvings" not in seg.info  # eq. 17 was feasible: no fallback
+    assert seg.info["n_feasible"] >= 1 and seg.info["constraint_satisfaction"] > seg.params["beta"]
 
 
 @pytest.mark.parametrize("method", [m for m in CONSTRAINED if m != "spectral-learning"])

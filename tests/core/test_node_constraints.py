@@ -55,3 +55,53 @@ def test_without_radius_a_link_is_one_node_pair():
     nc = map_constraints(cons, rep, stroke_radius=0.0)
     a0, b0 = sorted((rep.node_of_pixel[20, 10], rep.node_of_pixel[20, 20]))
     assert _pairs(nc.must) == {(a0, b0)}
+
+
+def _pair_set(a):
+    return {tuple(sorted(p)) for p in np.asarray(a).tolist()}
+
+
+def test_block_pairs_under_the_budget_are_every_pair():
+    from core.graph.node_constraints import _block_pairs
+
+    labels = np.array([0, 0, 0, 1, 1, -1])
+    m, c = _block_pairs(labels, 100, np.random.RandomState(0))
+    assert _pair_set(m) == {(0, 1), (0, 2), (1, 2), (3, 4)}
+    assert _pair_set(c) == {(a, b) for a in (0, 1, 2) for b in (3, 4)}
+
+
+def test_block_pairs_beyond_the_budget_keep_each_label_chained():
+    """90 labelled nodes of 3 labels give 3915 pairs; 200 are kept: the chain through each
+    label (so must-link closure is exactly the labels), the rest drawn at random, every pair
+    of the right kind, reproducible from the seed. (A drawn pair may repeat a chain pair;
+    map_constraints removes duplicates.)"""
+    from core.graph.node_constraints import _block_pairs
+
+    labels = np.repeat([0, 1, 2], 30)
+    labels[::7] = -1
+    n = len(labels)
+    m, c = _block_pairs(labels, 200, np.random.RandomState(0))
+    assert len(m) + len(c) <= 200 and len(c) > 0
+    assert len(_pair_set(c)) == len(c) and len(_pair_set(m)) > 0.9 * len(m)
+    assert (labels[m[:, 0]] == labels[m[:, 1]]).all() and (labels[m] >= 0).all()
+    assert (labels[c[:, 0]] != labels[c[:, 1]]).all() and (labels[c] >= 0).all()
+    comp = components(n, m)
+    lab = np.flatnonzero(labels >= 0)
+    for k in range(3):
+        assert len(set(comp[labels == k])) == 1  # each label one must-link component
+    assert len(set(comp[lab])) == 3  # and no two labels joined
+    m2, c2 = _block_pairs(labels, 200, np.random.RandomState(0))
+    assert np.array_equal(m, m2) and np.array_equal(c, c2)
+    m3, c3 = _block_pairs(labels, 200, np.random.RandomState(1))
+    assert _pair_set(m3) != _pair_set(m) or _pair_set(c3) != _pair_set(c)
+
+
+def test_block_pairs_when_the_chain_alone_exceeds_the_budget():
+    """A budget smaller than the chains: the chains are kept whole and each pair of labels
+    still gets cannot-links (one per label boundary), so no label is left unseparated."""
+    from core.graph.node_constraints import _block_pairs
+
+    labels = np.repeat([0, 1, 2], 20)
+    m, c = _block_pairs(labels, 10, np.random.RandomState(0))
+    assert len(m) == 3 * 19 and len(c) == 2
+    assert (labels[c[:, 0]] != labels[c[:, 1]]).all()

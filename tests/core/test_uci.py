@@ -1,12 +1,12 @@
 """Every constrained method on scikit-learn's bundled iris, wine and breast-cancer data:
 mean ARI over 10 random draws is higher with constraints from 20% of the labels than with
-none (bench/uci_quality.py prints the README table)."""
+none (core/eval/uci.py; bench/uci_quality.py prints the README table)."""
 
 import pytest
 
-from bench.uci_quality import DATASETS, evaluate, load
+from core.eval.uci import DATASETS, evaluate, load
 
-# csp runs at its own, narrower kernel width (bench/uci_quality.CSP_GAMMA_FACTOR explains why);
+# csp runs at its own, narrower kernel width (core/eval/uci.CSP_GAMMA_FACTOR explains why);
 # with and without constraints use the same width.
 METHODS = ["spectral-learning", "gp-propagation", "csp", "e2cp", "rom", "ssap"]
 

@@ -8,7 +8,7 @@ from PIL import Image
 
 import core
 from segapp.gui.canvas import BLOCK, CANNOT, ERASE, MUST
-from tests.segapp.conftest import drag
+from segapp.gui.synthetic import drag
 
 
 def _draw(qtbot, window, tool, r1, c1, r2, c2):
@@ -120,7 +120,7 @@ def test_each_method_gives_a_result_on_the_demo(qtbot, window, method):
 
 
 def test_berkeley_browser_opens_a_bsds_folder(qtbot, window, tmp_path):
-    from tests.core.test_bsds_metrics import make_bsds
+    from tests.helpers import make_bsds
 
     root = make_bsds(tmp_path / "bsds", n=3, h=40, w=60)
     with qtbot.waitSignal(window.berkeley.thumbnailsDone, timeout=20000):

@@ -1,0 +1,67 @@
+"""The estimator by scikit-learn's rules: every applicable check of
+``sklearn.utils.estimator_checks`` passes; the ones that cannot apply are skipped by name,
+and what they would have shown is tested here directly."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import core
+from core.errors import InvalidDataError
+
+N_CLUSTERS_1 = ("the check sets n_clusters = 1; constrained clustering needs at least two clusters "
+                "(a cannot-link cannot hold in one) and refuses 1 with a ParameterError")
+SKIPPED = {
+    "check_dont_overwrite_parameters": N_CLUSTERS_1 + "; test_fit_sets_only_trailing_underscore_attributes",
+    "check_fit2d_1sample": N_CLUSTERS_1 + "; test_one_sample_one_feature_one_dimension",
+    "check_fit2d_1feature": N_CLUSTERS_1 + "; test_one_sample_one_feature_one_dimension",
+    "check_fit2d_predict1d": N_CLUSTERS_1 + " (and there is no predict or transform)",
+    "check_methods_subset_invariance": N_CLUSTERS_1 + " (and there is no predict or transform)",
+}
+
+
+def _name(check) -> str:
+    return getattr(check, "func", check).__name__
+
+
+@pytest.mark.filterwarnings("ignore::core.errors.SegappWarning")  # the checks feed arbitrary data
+@parametrize_with_checks([core.ConstrainedSpectralClustering(random_state=0)])
+def test_sklearn_check(estimator, check):
+    if _name(check) in SKIPPED:
+        pytest.skip(SKIPPED[_name(check)])
+    check(estimator)
+
+
+def test_fit_sets_only_trailing_underscore_attributes():
+    est = core.ConstrainedSpectralClustering("e2cp", 2, random_state=0, method_params={"alpha": 0.7})
+    before = {k: v for k, v in vars(est).items()}
+    X = np.random.RandomState(0).rand(20, 3)
+    est.fit(X, must_link=[(0, 1)])
+    public_new = [k for k in vars(est) if k not in before and not k.endswith("_") and not k.startswith("_")]
+    assert public_new == []
+    assert {k: vars(est)[k] for k in before} == before and est.method_params == {"alpha": 0.7}
+    assert est.n_features_in_ == 3
+
+
+def test_one_sample_one_feature_one_dimension():
+    est = core.ConstrainedSpectralClustering(random_state=0)
+    with pytest.raises(InvalidDataError, match="1 sample"):
+        est.fit(np.zeros((1, 4)))
+    with pytest.raises(InvalidDataError, match="2D array"):
+        est.fit(np.arange(10.0))
+    x = np.r_[np.linspace(0, 1, 10), np.linspace(5, 6, 10)][:, None]  # one feature: two groups
+    lab = est.fit_predict(x)
+    assert len(set(lab[:10])) == 1 and len(set(lab[10:])) == 1 and lab[0] != lab[10]
+
+
+def test_pairwise_tag_and_clone_keep_method_params():
+    from sklearn.utils import get_tags
+
+    est = core.ConstrainedSpectralClustering(affinity="precomputed", method_params={"beta": None})
+    assert get_tags(est).input_tags.pairwise
+    assert not get_tags(core.ConstrainedSpectralClustering()).input_tags.pairwise
+    c = clone(est)
+    assert c.method_params == {"beta": None} and c.method_params is not est.method_params
