@@ -5,11 +5,11 @@ _HOME = __import__("tempfile").mkdtemp(prefix="segapp-test-home-")
 os.environ["XDG_CONFIG_HOME"] = os.path.join(_HOME, "config")  # QSettings and autosave stay
 os.environ["XDG_DATA_HOME"] = os.path.join(_HOME, "data")      # out of the user's home
 
-import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-from PySide6.QtCore import QEvent, QPoint, QPointF, Qt  # noqa: E402
-from PySide6.QtGui import QMouseEvent  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from segapp.gui.synthetic_input import click, drag  # noqa: E402,F401
+
+RESULT_TIMEOUT_MS = 60000
 
 
 @pytest.fixture(autouse=True)
@@ -24,44 +24,52 @@ def _every_mouse_move_counts():
     pg.setConfigOption("mouseRateLimit", old)
 
 
-@pytest.fixture
-def window(qtbot):
+@pytest.fixture(scope="session")
+def shared_worker():
+    """One worker process for the window tests that do not kill theirs (spawning costs seconds)."""
+    from segapp.worker.client import WorkerClient
+
+    client = WorkerClient()
+    client.start()
+    yield client
+    client.stop()
+
+
+def make_window(qtbot, image=None, runner=None):
+    """A fresh-install window showing ``image`` (default: the demo) with its first result."""
     from segapp.gui import persistence
     from segapp.gui.main_window import MainWindow
     from segapp.resources import DEMO_IMAGE
 
     persistence.settings().clear()  # every test starts from a fresh install
-    w = MainWindow()
+    w = MainWindow(runner)
     qtbot.addWidget(w)
     w.resize(1200, 720)
     w.show()
-    with qtbot.waitSignal(w.model.resultChanged, timeout=20000):
-        assert w.model.open_image(DEMO_IMAGE)
+    with qtbot.waitSignal(w.model.resultChanged, timeout=RESULT_TIMEOUT_MS):
+        w.controller.open_image(image or DEMO_IMAGE)
+    settle(qtbot, w)
+    return w
+
+
+def settle(qtbot, w, timeout=RESULT_TIMEOUT_MS):
+    """Wait until nothing is read, written, computed or drawn."""
+    qtbot.waitUntil(lambda: w.controller.idle and not w.canvas.layer.pending, timeout=timeout)
+
+
+@pytest.fixture
+def window(qtbot, shared_worker):
+    from segapp.gui.runner import SegmentRunner
+
+    w = make_window(qtbot, runner=SegmentRunner(shared_worker))
     yield w
-    qtbot.waitUntil(lambda: w.runner.running is None and w.runner.pending is None, timeout=60000)
+    settle(qtbot, w)
     w.close()
 
 
-def pixel_to_viewport(window, row, col):
-    """Viewport coordinates of the centre of image pixel (row, col)."""
-    view = window.canvas.view
-    scene = view.mapViewToScene(QPointF(col + 0.5, row + 0.5))
-    return window.canvas.mapFromScene(scene)
-
-
-def _send(widget, kind, pos, buttons, button=Qt.NoButton):
-    p = QPointF(pos)
-    ev = QMouseEvent(kind, p, widget.mapToGlobal(p), button, buttons, Qt.NoModifier)
-    QApplication.sendEvent(widget, ev)
-
-
-def drag(window, r1, c1, r2, c2, steps=6):
-    """Press at pixel (r1, c1), move with the button held, release at (r2, c2)."""
-    vp = window.canvas.viewport()
-    a, b = pixel_to_viewport(window, r1, c1), pixel_to_viewport(window, r2, c2)
-    _send(vp, QEvent.MouseButtonPress, a, Qt.LeftButton, Qt.LeftButton)
-    for k in range(1, steps + 1):
-        t = k / steps
-        p = QPoint(round(a.x() + t * (b.x() - a.x())), round(a.y() + t * (b.y() - a.y())))
-        _send(vp, QEvent.MouseMove, p, Qt.LeftButton)
-    _send(vp, QEvent.MouseButtonRelease, b, Qt.NoButton, Qt.LeftButton)
+def draw(qtbot, w, tool, r1, c1, r2, c2):
+    """Drag with ``tool`` and wait for the result that includes the stroke."""
+    w.canvas.view.tool = tool
+    with qtbot.waitSignal(w.model.resultChanged, timeout=RESULT_TIMEOUT_MS):
+        drag(w.canvas, r1, c1, r2, c2)
+    settle(qtbot, w)
