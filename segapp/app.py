@@ -36,6 +36,11 @@ def run(args) -> int:
 
     if args.method and args.method not in core.METHODS:
         raise core.ParameterError(f"unknown method {args.method!r}; valid methods: {', '.join(core.METHODS)}")
+    if args.screenshot:
+        out = Path(args.screenshot)
+        if out.is_dir() or not out.parent.is_dir():
+            raise core.SegappError(f"cannot write the screenshot to {out}: "
+                                   + ("it is a folder" if out.is_dir() else f"no folder {out.parent}"))
     check_display(bool(args.screenshot))
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication, QMessageBox
@@ -60,7 +65,7 @@ def run(args) -> int:
             f"{crashed['image']} with its links and blocks?") == QMessageBox.Yes:
         persistence.restore(controller, crashed)
     else:
-        then = (lambda: controller.load_constraints(args.constraints)) if args.constraints else None
+        then = (lambda: controller.load_constraints(args.constraints)) if args.constraints else None  # noqa: E731
         controller.open_image(args.image or str(DEMO_IMAGE), then)
     if args.berkeley:
         win.open_berkeley(args.berkeley)
@@ -88,7 +93,7 @@ def _screenshot(app, win, out, failed) -> int:
             return
         timer.stop()
         app.processEvents()
-        state["code"] = 0 if win.grab().save(out) else 1
+        state["code"] = 0 if win.grab().save(out) else 2
         if state["code"]:
             print(f"segapp: error: cannot write the screenshot to {out}", file=sys.stderr)
         app.quit()

@@ -2,9 +2,10 @@
 
 Links of one kind are drawn in chunks of at most :data:`CHUNK`, each a handful of path
 items painted by Qt itself; an edit rebuilds one chunk, so it costs the same with ten links
-or ten thousand. Rebuilds wait for the event loop and run within a time budget per turn, so
-loading a file of 10^4 links draws it over a few turns instead of freezing the window.
-Constraints the shown result does not honour are drawn dashed.
+or ten thousand. Rebuilds wait for the event loop and run within a time budget per turn.
+Beyond :data:`FULL_DETAIL` links, painting them one by one would cost the GUI thread
+50-150 ms per repaint, so they are drawn as one picture rendered in a thread
+(:mod:`.link_raster`). Constraints the shown result does not honour are drawn dashed.
 """
 
 from __future__ import annotations
@@ -20,48 +21,55 @@ from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem
 from core import render
 
 from .edits import LINK_KINDS
+from .link_raster import LinkRaster
 
 CHUNK = 128  # links per chunk: an edit redraws at most this many
 BUDGET_S = 0.008  # drawing time per event-loop turn
+FULL_DETAIL = 1000  # up to this many links: path items with outlines and end dots; beyond, a raster
 COLORS = {"must_link": (0, 200, 70), "cannot_link": (230, 30, 30)}
 BLACK = (0, 0, 0)
 DOT = 1e-3  # end dots are round-capped segments this long (image pixels)
 
 
-def _pen(color, width, dashed=False) -> QPen:
+def _pen(color, width, dashed=False, round_cap=False) -> QPen:
     pen = QPen(QColor(*color))
     pen.setWidthF(width)
     pen.setCosmetic(True)  # screen pixels at any zoom
-    pen.setCapStyle(Qt.RoundCap)
+    pen.setCapStyle(Qt.RoundCap if round_cap else Qt.FlatCap)  # round caps cost 8x: only for dots
     if dashed:
         pen.setStyle(Qt.DashLine)
     return pen
 
 
 class _Chunk:
-    """Up to CHUNK links of one kind: outline, solid line, dashed line, end dots."""
+    """Up to CHUNK links of one kind: outline, solid line, dashed line, end dots (path items
+    painted by Qt, created on the first rebuild; none while the raster draws the links)."""
 
     def __init__(self, owner, ids=()):
         self.owner, self.ids = owner, set(ids)
         self.items = []
-        color = owner.color
-        for z, pen in ((10, _pen(BLACK, 6)), (11, _pen(color, 3)), (11, _pen(color, 3, dashed=True)),
-                       (12, _pen(BLACK, 11)), (13, _pen(color, 8))):
-            it = QGraphicsPathItem()
-            it.setPen(pen)
-            it.setZValue(z)
-            owner.view.addItem(it, ignoreBounds=True)
-            self.items.append(it)
 
     def rebuild(self) -> None:
-        geom, bad = self.owner.geom, self.owner.bad
+        owner = self.owner
+        if not owner.detail:
+            return self.remove()
+        if not self.items:
+            c = owner.color
+            for z, pen in ((10, _pen(BLACK, 6)), (11, _pen(c, 3)), (11, _pen(c, 3, dashed=True)),
+                           (12, _pen(BLACK, 11, round_cap=True)), (13, _pen(c, 8, round_cap=True))):
+                it = QGraphicsPathItem()
+                it.setPen(pen)
+                it.setZValue(z)
+                owner.view.addItem(it, ignoreBounds=True)
+                self.items.append(it)
+        geom, bad = owner.geom, owner.bad
         lines, solid, dashed, dots = (QPainterPath() for _ in range(4))
         for i in self.ids:
             x1, y1, x2, y2 = geom[i]
             for path in (lines, dashed if i in bad else solid):
                 path.moveTo(x1, y1)
                 path.lineTo(x2, y2)
-            for x, y in ((x1, y1), (x2, y2)):
+            for x, y in ((x1, y1), (x2, y2)):  # flat line ends hide under round dots
                 dots.moveTo(x, y)
                 dots.lineTo(x + DOT, y)
         for it, path in zip(self.items, (lines, solid, dashed, dots, dots)):
@@ -70,6 +78,7 @@ class _Chunk:
     def remove(self) -> None:
         for it in self.items:
             self.owner.view.removeItem(it)
+        self.items = []
 
 
 class _Links:
@@ -77,6 +86,7 @@ class _Links:
 
     def __init__(self, view, color):
         self.view, self.color = view, color
+        self.detail = True
         self.ids: list[int] = []
         self.geom: dict[int, tuple] = {}
         self.chunk_of: dict[int, _Chunk] = {}
@@ -175,12 +185,14 @@ class ConstraintLayer(QObject):
         self.blocks: list[_BlockMark] = []
         self._next_id = 0
         self._dirty: set = set()
+        self.raster = LinkRaster(view, COLORS)
+        self.raster.source = lambda: {k: (v.ids, v.geom, v.bad) for k, v in self.links.items()}
         self._timer = QTimer(self, singleShot=True, interval=0)
         self._timer.timeout.connect(self._flush)
 
     @property
     def pending(self) -> bool:
-        return bool(self._dirty)
+        return bool(self._dirty) or self.raster.pending
 
     # -- edits ----------------------------------------------------------------------
     def insert(self, kind: str, index: int, item) -> None:
@@ -260,6 +272,15 @@ class ConstraintLayer(QObject):
 
     # -- drawing --------------------------------------------------------------------
     def _schedule(self) -> None:
+        detail = sum(len(links.ids) for links in self.links.values()) <= FULL_DETAIL
+        for links in self.links.values():
+            if links.detail != detail:  # crossing the threshold redraws every chunk once
+                links.detail = detail
+                self._dirty.update(links.chunks)
+        if self.raster.active == detail:
+            self.raster.set_active(not detail)
+        elif not detail:
+            self.raster.schedule()
         if self._dirty and not self._timer.isActive():
             self._timer.start()
 

@@ -42,6 +42,7 @@ class Controller(QObject):
         self.files = Background(self)
         self.ari: float | None = None  # of the shown result against the chosen annotator
         self._gt_token = 0
+        self._loading = None  # (path, image token) of the constraint file being read
         model.imageChanged.connect(self._on_image)
         model.constraintsChanged.connect(self.resegment)
         model.settingsChanged.connect(self.resegment)
@@ -53,7 +54,7 @@ class Controller(QObject):
         r.progress.connect(self.progressChanged)
         r.busyChanged.connect(self._on_busy)
         r.taskDone.connect(self._on_task)
-        r.taskFailed.connect(lambda name, msg: self.error(msg))
+        r.taskFailed.connect(self._on_task_failed)
 
     @property
     def idle(self) -> bool:
@@ -80,14 +81,14 @@ class Controller(QObject):
         self.runner.set_ground_truth(self._gt_token, self.model.current_ground_truth())
         self.ari = None
         if self.model.result is not None:
-            self.runner.score(self.model.result.rid)
+            self.runner.call("score", self.model.result.rid)
             self._show_result()
 
     def _on_result(self, rid, result) -> None:
         current = result.ari_token == self._gt_token
         self.ari = result.ari if current else None
         if not current and self.model.current_ground_truth() is not None:
-            self.runner.score(rid)  # scored against an annotator since replaced
+            self.runner.call("score", rid)  # scored against an annotator since replaced
         self.model.set_result(result)
         self._show_result()
 
@@ -100,6 +101,14 @@ class Controller(QObject):
         elif name == "export":
             self.statusChanged.emit(f"wrote {value}", "", False)
             self.exported.emit(value)
+        elif name == "read_constraints":
+            self._constraints_read(*value)
+
+    def _on_task_failed(self, name, message) -> None:
+        if name == "read_constraints":
+            self._loading = None
+            self.progressChanged.emit("")
+        self.error(message)
 
     def _on_busy(self, busy: bool) -> None:
         if not busy:
@@ -147,20 +156,20 @@ class Controller(QObject):
 
         self.files.run(lambda: files.read_ground_truth(path), done, self.error)
 
-    def load_constraints(self, path, then=None) -> None:
-        """Read and validate a constraint file in the file thread; one undoable replace."""
-        shape, token = self.model.shape, self.model.image_token
-        if shape is None:
+    def load_constraints(self, path) -> None:
+        """Read and validate a constraint file in the worker process (a long JSON parse there
+        holds no lock the GUI thread needs); then one undoable replace."""
+        if self.model.shape is None:
             return self.error("open an image before loading constraints")
+        self._loading = (str(path), self.model.image_token)
+        self.progressChanged.emit(f"reading {Path(path).name}…")
+        self.runner.call("read_constraints", str(path), self.model.shape)
 
-        def done(c):
-            if self.model.image_token != token:
-                return self.error(f"{Path(path).name} was read for another image; load it again")
-            self.model.set_constraints(c)
-            if then is not None:
-                then()
-
-        self.files.run(lambda: files.read_constraints(path, shape), done, self.error)
+    def _constraints_read(self, path, constraints) -> None:
+        if self._loading != (path, self.model.image_token):
+            return self.error(f"{Path(path).name} was read for another image; load it again")
+        self._loading = None
+        self.model.set_constraints(constraints)
 
     def save_constraints(self, path) -> None:
         snapshot = self.model.snapshot()
@@ -175,7 +184,7 @@ class Controller(QObject):
         """Write the shown result at full size (in the worker): labels, overlay or eigenvectors."""
         if self.model.result is None:
             return self.error("no segmentation to export yet")
-        self.runner.export(kind, str(path), self.model.result.rid, opacity, boundaries_only)
+        self.runner.call("export", kind, str(path), self.model.result.rid, opacity, boundaries_only)
 
     def shutdown(self) -> None:
         self.runner.shutdown()

@@ -39,6 +39,8 @@ class EigenView(QWidget):
         self.plot.setLabel("bottom", "index")
         self.plot.setLabel("left", "λ")
         self.plot.getAxis("left").enableAutoSIPrefix(False)
+        self.curve = self.plot.plot([], [], pen=pg.mkPen((80, 80, 80)), symbol="o", symbolSize=7)
+        self._n_ticks = None
         lay.addWidget(self.plot, 2)
 
     def set_result(self, result) -> None:
@@ -56,9 +58,10 @@ class EigenView(QWidget):
             else:
                 it.clear()
                 lbl.setText("")
-        self.plot.clear()
         ev = np.asarray(result.eigenvalues, float)
         ok = np.isfinite(ev)  # csp pads missing feasible vectors with NaN eigenvalues
-        self.plot.plot(np.flatnonzero(ok) + 1, ev[ok], pen=pg.mkPen((80, 80, 80)), symbol="o", symbolSize=7)
-        self.plot.setXRange(0.5, len(ev) + 0.5, padding=0)
-        self.plot.getAxis("bottom").setTicks([[(i, str(i)) for i in range(1, len(ev) + 1)]])
+        self.curve.setData(np.flatnonzero(ok) + 1, ev[ok])
+        if self._n_ticks != len(ev):
+            self._n_ticks = len(ev)
+            self.plot.setXRange(0.5, len(ev) + 0.5, padding=0)
+            self.plot.getAxis("bottom").setTicks([[(i, str(i)) for i in range(1, len(ev) + 1)]])

@@ -32,13 +32,6 @@ def read_ground_truth(path) -> tuple[list, list]:
     return segs, [boundary_rgba(s) for s in segs]
 
 
-def read_constraints(path, shape) -> core.Constraints:
-    """A constraint file, validated against an image of ``shape``."""
-    c = core.Constraints.from_json(path)
-    c.validate(shape)
-    return c
-
-
 def write_constraints(path, snapshot: dict) -> str:
     """Write the items of a model snapshot as a constraint file (atomically)."""
     core.Constraints(snapshot["must_link"], snapshot["cannot_link"], snapshot["blocks"]).to_json(path)

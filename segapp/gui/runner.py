@@ -74,16 +74,13 @@ class SegmentRunner(QObject):
     def set_ground_truth(self, token: int, ground_truth) -> None:
         self._task("ground_truth", lambda: self.client.set_ground_truth(token, ground_truth))
 
-    def score(self, rid: int) -> None:
-        """ARI of result ``rid`` against the ground truth: ``taskDone('score', (rid, token, ari))``."""
-        self._task("score", lambda: self.client.call("score", rid))
+    def call(self, op: str, *args) -> None:
+        """Queue a worker call; its answer arrives as ``taskDone(op, value)`` or ``taskFailed(op, message)``.
 
-    def export(self, kind: str, path: str, rid: int, opacity: float = 0.45, boundaries_only: bool = False) -> None:
-        """Write result ``rid`` at full size in the worker: ``taskDone('export', path)``."""
-        self._task("export", lambda: self.client.call("export", kind, str(path), rid, opacity, boundaries_only))
-
-    def diagnostics(self) -> None:
-        self._task("diagnostics", lambda: self.client.call("diagnostics"))
+        ``score(rid)`` -> (rid, token, ARI); ``export(kind, path, rid, opacity, boundaries_only)``
+        -> path; ``read_constraints(path, shape)`` -> (path, Constraints); ``diagnostics()``.
+        """
+        self._task(op, lambda: self.client.call(op, *args))
 
     @property
     def idle(self) -> bool:

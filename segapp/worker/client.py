@@ -141,6 +141,8 @@ class WorkerClient:
             return self._call_locked(send, progress)
 
     def _call_locked(self, send, progress):
+        if self._closing:
+            raise WorkerDied("the computation process was stopped")
         for attempt in range(2):
             try:
                 if self._proc is None or not self._proc.is_alive():

@@ -101,6 +101,13 @@ class Engine:
         seg = self._recent.get(rid)
         return rid, self.gt_token, None if seg is None else self._ari(seg)
 
+    def read_constraints(self, path: str, shape: tuple) -> tuple:
+        """``(path, Constraints)`` of a constraint file validated against ``shape``: parsed here,
+        where a long JSON parse holds no lock the window needs."""
+        c = core.Constraints.from_json(path)
+        c.validate(shape)
+        return path, c
+
     def export(self, kind: str, path: str, rid: int, opacity: float = 0.45, boundaries_only: bool = False) -> str:
         """Write result ``rid`` at full size: ``'labels'``, ``'overlay'`` or ``'eigenvectors'``."""
         from core import render

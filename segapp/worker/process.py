@@ -57,8 +57,8 @@ def serve(inbox, outbox) -> int:
             elif op == "diagnostics":
                 value = {**diagnostics(), "received": dict(engine.received), "image_token": engine.token}
             else:
-                value = getattr(engine, {"ground_truth": "set_ground_truth", "score": "score",
-                                         "export": "export"}[op])(*args)
+                value = getattr(engine, {"ground_truth": "set_ground_truth", "score": "score", "export": "export",
+                                         "read_constraints": "read_constraints"}[op])(*args)
             reply = ("ok", value)
         except Exception as e:  # noqa: BLE001 - every failure becomes a message, never a traceback
             reply = ("error", describe_error(e))
