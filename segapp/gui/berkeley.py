@@ -7,7 +7,7 @@ chooses the annotator and whether the outline is shown.
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QObject, QRunnable, QSize, Qt, QThreadPool, Signal
+from PySide6.QtCore import QObject, QRunnable, QSize, QThreadPool, Signal
 from PySide6.QtGui import QIcon, QImage, QPixmap
 from PySide6.QtWidgets import (QCheckBox, QDockWidget, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
                                QSpinBox, QVBoxLayout, QWidget)

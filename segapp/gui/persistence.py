@@ -86,18 +86,20 @@ def crashed_session() -> dict | None:
 
 
 def restore(controller, data: dict) -> None:
-    """Reopen a crashed session: its image, then (once decoded) constraints and settings."""
+    """Reopen a crashed session: its image, then (once decoded) settings and constraints, the
+    constraints validated in the file thread."""
     model = controller.model
+
+    def validated(shape):
+        cons = core.Constraints.from_dict(data.get("constraints", {}))
+        cons.validate(shape)
+        return cons
 
     def apply():
         restore_settings(model, data)
-        try:
-            cons = core.Constraints.from_dict(data.get("constraints", {}))
-            cons.validate(model.shape)
-        except core.SegappError as e:
-            model.errorOccurred.emit(f"the saved constraints could not be restored: {e}")
-            return
-        model.set_constraints(cons, "restore session")
+        shape = model.shape
+        controller.files.run(lambda: validated(shape), lambda c: model.set_constraints(c, "restore session"),
+                             lambda msg: model.errorOccurred.emit(f"the saved constraints could not be restored: {msg}"))
 
     controller.open_image(data["image"], then=apply)
 
