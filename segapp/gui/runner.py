@@ -10,6 +10,7 @@ module with its node map filled in and its arrays read-only.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import threading
 from collections import OrderedDict, deque
 
@@ -19,6 +20,7 @@ from segapp.worker.client import WorkerClient
 from segapp.worker.results import SegmentRequest
 
 MAPS_KEPT = 4
+_RIDS = itertools.count(1)  # request ids unique in the process (runners may share a worker)
 
 
 class SegmentRunner(QObject):
@@ -37,7 +39,7 @@ class SegmentRunner(QObject):
     busyChanged = Signal(bool)
     taskDone = Signal(str, object)
     taskFailed = Signal(str, str)
-    _segmented = Signal(int, object, str)
+    _deliver = Signal(object)  # a callable to run on the GUI thread
 
     def __init__(self, client: WorkerClient | None = None):
         """``client``: a worker shared with other runners (not stopped by :meth:`shutdown`)."""
@@ -50,16 +52,17 @@ class SegmentRunner(QObject):
         self._tasks: deque = deque()
         self._pending: SegmentRequest | None = None
         self._running = False
+        self._undelivered = 0  # answers emitted by the thread, not yet handled on the GUI thread
         self._stop = False
         self._maps: OrderedDict = OrderedDict()  # only touched by the thread
-        self._segmented.connect(self._on_segmented)
+        self._deliver.connect(self._on_deliver)
         self._thread = threading.Thread(target=self._serve, name="segapp-runner", daemon=True)
         self._thread.start()
 
     # -- requests (GUI thread) --------------------------------------------------------
     def request(self, image_token, must_link, cannot_link, blocks, method, n_segments, params) -> int:
         """Queue a segmentation; it supersedes any request still waiting. Returns its id."""
-        self.latest += 1
+        self.latest = next(_RIDS)
         req = SegmentRequest(self.latest, image_token, tuple(must_link), tuple(cannot_link), tuple(blocks),
                              method, int(n_segments), dict(params))
         with self._cond:
@@ -84,8 +87,9 @@ class SegmentRunner(QObject):
 
     @property
     def idle(self) -> bool:
+        """Nothing queued, running, or answered but not yet handled on the GUI thread."""
         with self._cond:
-            return not (self._running or self._tasks or self._pending)
+            return not (self._running or self._tasks or self._pending or self._undelivered)
 
     def shutdown(self) -> None:
         """Drop waiting work and stop the worker process (killed if busy: never waits for it)."""
@@ -94,7 +98,7 @@ class SegmentRunner(QObject):
             self._tasks.clear()
             self._pending = None
             self._cond.notify()
-        self.latest += 1  # whatever finishes now is stale
+        self.latest = next(_RIDS)  # whatever finishes now is stale
         if self._owns_client:
             self.client.stop()  # a busy worker is killed: closing never waits for a computation
         self._thread.join()
@@ -126,7 +130,8 @@ class SegmentRunner(QObject):
             done = self._segment(req) if req is not None else self._run_task(*job)
             with self._cond:
                 self._running = False
-            done()  # after _running is cleared, so that the GUI thread sees the runner idle
+                self._undelivered += 1
+            self._deliver.emit(done)
 
     def _run_task(self, name, fn):
         try:
@@ -142,16 +147,21 @@ class SegmentRunner(QObject):
             res = self.client.call("segment", req, progress=self.progress.emit)
         except Exception as e:  # noqa: BLE001
             message = str(e)
-            return lambda: self._segmented.emit(req.rid, None, message)
+            return lambda: self._on_segmented(req.rid, None, message)
         if res.node_map is not None:
             self._maps[res.map_key] = res.node_map
             while len(self._maps) > MAPS_KEPT:
                 self._maps.popitem(last=False)
         self._maps.move_to_end(res.map_key)
         res = dataclasses.replace(res, node_map=self._maps[res.map_key]).freeze()
-        return lambda: self._segmented.emit(req.rid, res, "")
+        return lambda: self._on_segmented(req.rid, res, "")
 
     # -- back on the GUI thread ---------------------------------------------------------
+    def _on_deliver(self, done) -> None:
+        with self._cond:
+            self._undelivered -= 1
+        done()
+
     def _on_segmented(self, rid, res, err) -> None:
         if self.idle:
             self._set_busy(False)

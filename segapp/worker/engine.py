@@ -51,6 +51,7 @@ class Engine:
         self.received["image"] += 1
         self.token, self.image = token, image
         self._recent.clear()
+        self._prepared.clear()
 
     def set_ground_truth(self, token: int, ground_truth: np.ndarray | None) -> None:
         self.gt_token, self.ground_truth = token, ground_truth

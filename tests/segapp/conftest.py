@@ -73,3 +73,4 @@ def draw(qtbot, w, tool, r1, c1, r2, c2):
     with qtbot.waitSignal(w.model.resultChanged, timeout=RESULT_TIMEOUT_MS):
         drag(w.canvas, r1, c1, r2, c2)
     settle(qtbot, w)
+

@@ -83,5 +83,6 @@ def test_a_hundred_rapid_strokes_never_block_the_gui_thread(qtbot, window):
     beat.stop()
     counts = window.model.counts()
     assert counts["must_link"] + counts["cannot_link"] == n
-    assert shown and shown[-1].honoured["must_link"].shape == (counts["must_link"],)
+    assert shown, window.status.text()
+    assert shown[-1].honoured["must_link"].shape == (counts["must_link"],)
     _check(beat)
