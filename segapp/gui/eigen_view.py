@@ -51,8 +51,10 @@ class EigenView(QWidget):
         thumb = result.node_map.thumbnail(THUMB)
         for k, (it, vb, lbl) in enumerate(zip(self.items, self.boxes, self.labels)):
             if k < n:
+                fit = it.image is None or it.image.shape[:2] != thumb.shape
                 it.setImage(eigenvector_rgba(emb[:, k], thumb), levels=None, autoLevels=False)
-                vb.autoRange(padding=0)
+                if fit:
+                    vb.autoRange(padding=0)
                 ev = result.eigenvalues[k]
                 lbl.setText(f"{names[k]}  λ={ev:.3g}" if np.isfinite(ev) else f"{names[k]} (none)")
             else:
