@@ -31,6 +31,7 @@ def serve(inbox, outbox) -> int:
     if hasattr(signal, "SIGINT"):
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C in the terminal is the window's
     threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
+    _leave_a_core_to_the_window()
     import numpy as np
 
     from .engine import Engine
@@ -66,6 +67,16 @@ def serve(inbox, outbox) -> int:
             outbox.send(reply)
         except (BrokenPipeError, OSError):
             return 0
+
+
+def _leave_a_core_to_the_window() -> None:
+    """At most (cores - 1) BLAS threads here: on a 2-core machine a computation that takes
+    both cores starves the GUI thread (wall-clock stalls twice its own work)."""
+    try:
+        from threadpoolctl import threadpool_limits  # scikit-learn's own dependency
+    except ImportError:
+        return
+    threadpool_limits(max(1, (os.cpu_count() or 2) - 1))
 
 
 def describe_error(e: BaseException) -> str:
