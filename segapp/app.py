@@ -4,22 +4,49 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
+
+SCREENSHOT_TIMEOUT_MS = 120_000
+
+
+def check_display(screenshot: bool) -> None:
+    """Choose the offscreen platform for screenshots; refuse in one line when there is no display.
+
+    Raises
+    ------
+    core.SegappError
+        No X11 or Wayland display on Linux and no ``QT_QPA_PLATFORM`` chosen (Qt would abort).
+    """
+    import core
+
+    if os.environ.get("QT_QPA_PLATFORM") or not sys.platform.startswith("linux"):
+        return
+    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return
+    if screenshot:
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+        return
+    raise core.SegappError("no display: set DISPLAY (X11) or WAYLAND_DISPLAY, or use --screenshot "
+                           "or 'segapp segment' without a window")
 
 
 def run(args) -> int:
     import core
     from segapp.resources import DEMO_IMAGE, window_icon
 
-    if args.screenshot and "QT_QPA_PLATFORM" not in os.environ and not os.environ.get("DISPLAY"):
-        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    if args.method and args.method not in core.METHODS:
+        raise core.ParameterError(f"unknown method {args.method!r}; valid methods: {', '.join(core.METHODS)}")
+    if args.screenshot:
+        out = Path(args.screenshot)
+        if out.is_dir() or not out.parent.is_dir():
+            raise core.SegappError(f"cannot write the screenshot to {out}: "
+                                   + ("it is a folder" if out.is_dir() else f"no folder {out.parent}"))
+    check_display(bool(args.screenshot))
     from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication
-
-    from segapp.gui.main_window import MainWindow
-
-    from PySide6.QtWidgets import QMessageBox
+    from PySide6.QtWidgets import QApplication, QMessageBox
 
     from segapp.gui import persistence
+    from segapp.gui.main_window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setOrganizationName("segapp")
@@ -27,49 +54,60 @@ def run(args) -> int:
     app.setDesktopFileName("segapp")  # matches packaging/segapp.desktop (Wayland, task bars)
     app.setWindowIcon(window_icon())  # every window, dialog and the task bar
     win = MainWindow()
+    model, controller = win.model, win.controller
+    failed = {"message": None}
+    model.errorOccurred.connect(lambda msg: failed.update(message=msg))
+    if args.method:
+        model.set_method(args.method)
+    if args.segments:
+        model.set_segments(args.segments)
     crashed = None if (args.screenshot or args.image) else persistence.crashed_session()
     if crashed and QMessageBox.question(
             win, "Restore session?", f"segapp did not close cleanly. Restore the session on "
-            f"{crashed['image']} with its {len(crashed['constraints'].get('must_link', [])) + len(crashed['constraints'].get('cannot_link', []))} "
-            "links and its blocks?") == QMessageBox.Yes:
-        if persistence.restore(win.model, crashed):
-            win.method_box.setCurrentText(win.model.method)
-            win.k_box.setValue(win.model.n_segments)
-            win.show()
-            return app.exec()
-    path = args.image or str(DEMO_IMAGE)
-    if not win.model.open_image(path):
-        print(f"segapp: error: cannot open {path}", file=sys.stderr)
-        return 2
+            f"{crashed['image']} with its links and blocks?") == QMessageBox.Yes:
+        persistence.restore(controller, crashed)
+    else:
+        then = (lambda: controller.load_constraints(args.constraints)) if args.constraints else None  # noqa: E731
+        controller.open_image(args.image or str(DEMO_IMAGE), then)
     if args.berkeley:
         win.open_berkeley(args.berkeley)
-    if args.method:
-        if args.method not in core.METHODS:
-            raise core.ParameterError(f"unknown method {args.method!r}; valid methods: {', '.join(core.METHODS)}")
-        win.method_box.setCurrentText(args.method)
-    if args.segments:
-        win.k_box.setValue(args.segments)
-    if args.constraints:
-        c = core.Constraints.from_json(args.constraints)
-        c.validate(win.model.image.shape[:2])
-        win.model.set_constraints(c)
     win.show()
-    if args.screenshot:
-        out = args.screenshot
-        state = {"code": 1}
+    if not args.screenshot:
+        return app.exec()
+    return _screenshot(app, win, args.screenshot, failed)
 
-        def shoot(*_):
-            if win.runner.running is not None or win.runner.pending is not None:
-                return
-            app.processEvents()
-            state["code"] = 0 if win.grab().save(out) else 1
+
+def _screenshot(app, win, out, failed) -> int:
+    """Wait until the image is shown and segmented (or an error is), save the window, quit."""
+    from PySide6.QtCore import QTimer
+
+    state = {"code": 1}
+
+    def shoot():
+        if failed["message"] and win.model.image is None:
+            print(f"segapp: error: {failed['message']}", file=sys.stderr)
+            state["code"] = 2
             app.quit()
+            return
+        if win.model.image is None or not win.controller.idle or win.canvas.layer.pending:
+            return
+        if win.model.result is None and not failed["message"]:
+            return
+        timer.stop()
+        app.processEvents()
+        state["code"] = 0 if win.grab().save(out) else 2
+        if state["code"]:
+            print(f"segapp: error: cannot write the screenshot to {out}", file=sys.stderr)
+        app.quit()
 
-        win.model.resultChanged.connect(lambda *_: QTimer.singleShot(150, shoot))
-        win.runner.failed.connect(lambda *_: QTimer.singleShot(150, shoot))
-        QTimer.singleShot(60000, app.quit)
-        app.exec()
-        if state["code"] == 0:
-            print(out)
-        return state["code"]
-    return app.exec()
+    timer = QTimer(interval=100)
+    timer.timeout.connect(shoot)
+    timer.start()
+    QTimer.singleShot(SCREENSHOT_TIMEOUT_MS, app.quit)
+    app.exec()
+    win.close()
+    if state["code"] == 0:
+        print(out)
+    elif state["code"] == 1 and not Path(out).exists():
+        print(f"segapp: error: no result within {SCREENSHOT_TIMEOUT_MS // 1000} s; nothing written", file=sys.stderr)
+    return state["code"]

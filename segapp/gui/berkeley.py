@@ -1,9 +1,13 @@
-"""File → Open Berkeley folder…: images with thumbnails, a human ground truth as outline."""
+"""File → Open Berkeley folder…: images with thumbnails; which human ground truth to show.
+
+The ground truth itself lives in the session model (read in the file thread); the browser
+chooses the annotator and whether the outline is shown.
+"""
 
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QObject, QRunnable, QSize, Qt, QThreadPool, Signal
+from PySide6.QtCore import QObject, QRunnable, QSize, QThreadPool, Signal
 from PySide6.QtGui import QIcon, QImage, QPixmap
 from PySide6.QtWidgets import (QCheckBox, QDockWidget, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
                                QSpinBox, QVBoxLayout, QWidget)
@@ -42,14 +46,14 @@ class _Sink(QObject):
 
 
 class BerkeleyBrowser(QDockWidget):
-    """Lists a BSDS500 folder; emits ``imageChosen(item)``; holds the ground-truth choice."""
+    """Lists a BSDS500 folder; emits ``imageChosen(item)``; sets the model's annotator."""
 
     imageChosen = Signal(object)
-    groundTruthChanged = Signal()
     thumbnailsDone = Signal()
 
-    def __init__(self, parent=None):
+    def __init__(self, model, parent=None):
         super().__init__("Berkeley images", parent)
+        self.model = model
         w = QWidget()
         lay = QVBoxLayout(w)
         self.list = QListWidget()
@@ -64,10 +68,11 @@ class BerkeleyBrowser(QDockWidget):
         lay.addWidget(self.list)
         row = QHBoxLayout()
         self.show_gt = QCheckBox("show ground truth")
-        self.show_gt.toggled.connect(lambda _: self.groundTruthChanged.emit())
         self.annotator = QSpinBox()
         self.annotator.setPrefix("annotator ")
-        self.annotator.valueChanged.connect(lambda _: self.groundTruthChanged.emit())
+        self.annotator.setRange(1, 1)
+        self.annotator.valueChanged.connect(model.set_annotator)
+        model.groundTruthChanged.connect(self._show_ground_truth_info)
         row.addWidget(self.show_gt)
         row.addWidget(self.annotator)
         lay.addLayout(row)
@@ -75,7 +80,6 @@ class BerkeleyBrowser(QDockWidget):
         lay.addWidget(self.info)
         self.setWidget(w)
         self.items: list[bsds.BsdsItem] = []
-        self.ground_truth: list[np.ndarray] = []
         self._sink = _Sink()
         self._sink.ready.connect(self._thumb)
         self._sink.done.connect(self.thumbnailsDone)
@@ -101,15 +105,11 @@ class BerkeleyBrowser(QDockWidget):
     def _chosen(self, li):
         self.imageChosen.emit(self.items[self.list.row(li)])
 
-    def set_ground_truth(self, segs):
-        self.ground_truth = segs
+    def _show_ground_truth_info(self):
+        segs = self.model.ground_truth
+        self.annotator.blockSignals(True)
         self.annotator.setRange(1, max(1, len(segs)))
+        self.annotator.setValue(self.model.annotator)
+        self.annotator.blockSignals(False)
         self.annotator.setToolTip(f"{len(segs)} human segmentations; segments per annotator: "
                                   + ", ".join(str(int(s.max()) + 1) for s in segs))
-        self.groundTruthChanged.emit()
-
-    def current(self):
-        """The chosen annotator's segmentation, or None."""
-        if not self.ground_truth:
-            return None
-        return self.ground_truth[min(self.annotator.value(), len(self.ground_truth)) - 1]

@@ -1,22 +1,30 @@
-"""The image canvas: image, segmentation overlay, constraint strokes and blocks; drawing tools."""
+"""The image canvas: image, segmentation overlay, ground truth, constraints; drawing tools.
+
+The canvas turns mouse gestures into typed edits (:mod:`segapp.gui.edits`) in full-image
+pixel coordinates, hit-tests erase clicks itself, and paints results at working resolution
+through the node map, stretched over the image (a 12 MP photo paints about 0.5 MP).
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem
 
-from core import render
+from . import paint
+from .constraint_layer import ConstraintLayer
+from .edits import BlockEdit, EraseEdit, LinkEdit
 
 MUST, CANNOT, BLOCK, ERASE = "must", "cannot", "block", "erase"
-GREEN, RED = (0, 200, 70), (230, 30, 30)
+ERASE_TOLERANCE_PX = 6  # screen pixels between a click and the link it erases
 
 
 class DrawViewBox(pg.ViewBox):
     """A ViewBox whose left drag draws with the current tool; middle drag and wheel pan/zoom."""
 
-    strokeDrawn = Signal(str, int, int, int, int)  # tool, r1, c1, r2, c2
-    clicked = Signal(float, float)  # row, col (erase)
+    dragged = Signal(str, int, int, int, int)  # tool, r1, c1, r2, c2 (may lie outside the image)
+    clicked = Signal(float, float)  # x, y in view (image) coordinates
 
     def __init__(self):
         super().__init__(invertY=True, lockAspect=True)
@@ -51,90 +59,101 @@ class DrawViewBox(pg.ViewBox):
             self._rubber.setData([], [])
             self._start = None
             if np.hypot(r2 - r1, c2 - c1) >= 2:
-                self.strokeDrawn.emit(self.tool, r1, c1, r2, c2)
+                self.dragged.emit(self.tool, r1, c1, r2, c2)
 
     def mouseClickEvent(self, ev):
         if ev.button() == Qt.LeftButton and self.tool == ERASE:
             ev.accept()
             p = self.mapSceneToView(ev.scenePos())
-            self.clicked.emit(p.y(), p.x())
+            self.clicked.emit(p.x(), p.y())
         else:
             super().mouseClickEvent(ev)
 
 
 class Canvas(pg.GraphicsLayoutWidget):
-    """Image + overlay + constraint items, row-major image axis order."""
+    """Image, overlay and constraint items; emits ``edited(edit)`` for every user edit."""
+
+    edited = Signal(object)
 
     def __init__(self):
         super().__init__()
         self.view = DrawViewBox()
         self.addItem(self.view)
         self.image_item = pg.ImageItem(axisOrder="row-major")
+        self.view.addItem(self.image_item)
+        self._clip = QGraphicsRectItem()  # overlays stretched over the image, clipped to it
+        self._clip.setFlag(QGraphicsItem.ItemClipsChildrenToShape)
+        self._clip.setPen(pg.mkPen(None))
+        self.view.addItem(self._clip, ignoreBounds=True)
         self.overlay_item = pg.ImageItem(axisOrder="row-major")
         self.gt_item = pg.ImageItem(axisOrder="row-major")
-        for z, it in enumerate((self.image_item, self.overlay_item, self.gt_item)):
+        for z, it in enumerate((self.overlay_item, self.gt_item)):
+            it.setParentItem(self._clip)
             it.setZValue(z)
-            self.view.addItem(it)
+        self.layer = ConstraintLayer(self.view)
+        self.block_label = 1
         self.opacity = 0.45
         self.boundaries_only = False
-        self._items = []
-        self._image = None
-        self._labels = None
+        self.shape = None
+        self._labels = None  # working-resolution segment image of the shown result
+        self._rect = None
+        self.view.dragged.connect(self._on_drag)
+        self.view.clicked.connect(self._on_click)
 
-    def set_image(self, image):
-        self._image = image
-        self.image_item.setImage(render.to_rgb8(image), levels=(0, 255))
+    # -- what is shown ------------------------------------------------------------------
+    def set_image(self, display: np.ndarray) -> None:
+        """Show a (H, W, 3) uint8 picture (zero-copy) and clear the result and ground truth."""
+        self.shape = display.shape[:2]
+        self.image_item.setImage(display, levels=None, autoLevels=False)
+        self._clip.setRect(QRectF(0, 0, self.shape[1], self.shape[0]))
         self.overlay_item.clear()
+        self.gt_item.clear()
         self._labels = None
         self.view.autoRange(padding=0.01)
 
-    def set_labels(self, labels, display=None):
-        """Show a segmentation; ``display`` holds colours and boundaries made by the worker."""
-        self._labels = labels
-        if display is None:
-            from skimage.segmentation import find_boundaries
-
-            display = {"colors": render.palette(int(labels.max()) + 1)[labels],
-                       "boundaries": find_boundaries(labels, mode="inner")}
-        self._display = display
-        h, w = labels.shape
-        self._rgba = np.empty((h, w, 4), np.uint8)
-        self._rgba[..., :3] = display["colors"]
+    def show_result(self, result) -> None:
+        """Paint a result through its node map at working resolution; dash what it breaks."""
+        nm = result.node_map
+        self._labels = paint.working_labels(result.node_labels, nm.node_map)
+        h, w = nm.extent
+        self._rect = QRectF(0, 0, w, h)
         self.refresh_overlay()
+        self.layer.set_honoured(result.honoured)
 
-    def refresh_overlay(self):
-        if self._labels is None or self._image is None:
+    def refresh_overlay(self) -> None:
+        if self._labels is None:
             self.overlay_item.clear()
             return
-        if self.boundaries_only:
-            self._rgba[..., 3] = self._display["boundaries"] * np.uint8(255)
+        self.overlay_item.setImage(paint.overlay_rgba(self._labels, self.opacity, self.boundaries_only),
+                                   levels=None, autoLevels=False)
+        self.overlay_item.setRect(self._rect)
+
+    def set_ground_truth(self, rgba: np.ndarray | None) -> None:
+        """A (H, W, 4) picture of human boundaries, or None to hide it."""
+        if rgba is None:
+            self.gt_item.clear()
         else:
-            self._rgba[..., 3] = int(self.opacity * 255)
-        self.overlay_item.setImage(self._rgba, levels=(0, 255))
+            self.gt_item.setImage(rgba, levels=None, autoLevels=False)
+            self.gt_item.setRect(QRectF(0, 0, rgba.shape[1], rgba.shape[0]))
 
-    def set_constraints(self, cons):
-        for it in self._items:
-            self.view.removeItem(it)
-        self._items = []
-        for links, col in ((cons.must_link, GREEN), (cons.cannot_link, RED)):
-            for r1, c1, r2, c2, _w in links:
-                xs, ys = [c1 + 0.5, c2 + 0.5], [r1 + 0.5, r2 + 0.5]
-                outline = pg.PlotDataItem(xs, ys, pen=pg.mkPen((0, 0, 0), width=5))
-                line = pg.PlotDataItem(xs, ys, pen=pg.mkPen(col, width=3), symbol="o", symbolSize=9,
-                                       symbolBrush=col, symbolPen=pg.mkPen((0, 0, 0), width=1.5))
-                self._add(outline, 10)
-                self._add(line, 11)
-        for b in cons.blocks:
-            col = tuple(int(v) for v in render.palette(b.label + 1)[b.label])
-            rect = pg.QtWidgets.QGraphicsRectItem(b.left, b.top, b.right - b.left, b.bottom - b.top)
-            rect.setPen(pg.mkPen(col, width=2))
-            rect.setBrush(pg.mkBrush(*col, 70))
-            self._add(rect, 12)
-            txt = pg.TextItem(str(b.label), color=(255, 255, 255), fill=pg.mkBrush(*col, 220), anchor=(0, 1))
-            txt.setPos(b.left, b.top)
-            self._add(txt, 13)
+    # -- gestures -> typed edits ------------------------------------------------------
+    def _clamp(self, r, c):
+        h, w = self.shape
+        return min(max(r, 0), h - 1), min(max(c, 0), w - 1)
 
-    def _add(self, it, z):
-        it.setZValue(z)
-        self.view.addItem(it, ignoreBounds=True)
-        self._items.append(it)
+    def _on_drag(self, tool, r1, c1, r2, c2) -> None:
+        if self.shape is None:
+            return
+        (r1, c1), (r2, c2) = self._clamp(r1, c1), self._clamp(r2, c2)
+        if tool == BLOCK:
+            top, bottom = sorted((r1, r2))
+            left, right = sorted((c1, c2))
+            self.edited.emit(BlockEdit(self.block_label, top, left, bottom + 1, right + 1))
+        elif tool in (MUST, CANNOT):
+            self.edited.emit(LinkEdit("must_link" if tool == MUST else "cannot_link", r1, c1, r2, c2))
+
+    def _on_click(self, x, y) -> None:
+        tol = ERASE_TOLERANCE_PX * max(self.view.viewPixelSize())
+        hit = self.layer.hit(x, y, tol)
+        if hit is not None:
+            self.edited.emit(EraseEdit(*hit))

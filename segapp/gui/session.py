@@ -1,150 +1,231 @@
-"""The session model: image, constraints, method, parameters, result; every edit undoable."""
+"""The session model: image, constraints, method parameters, representation parameters,
+ground truth and the shown result, each with its own signal; every edit undoable.
+
+Constraints are kept as three lists of validated items (links as ``(r1, c1, r2, c2,
+weight)``, blocks as :class:`core.Block`); an edit changes one list in place and says which
+item changed, so it costs the same with ten links or ten thousand. The model reads no
+files: :class:`segapp.gui.controller.Controller` loads them in threads and hands the model
+the decoded data.
+"""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtGui import QUndoCommand, QUndoStack
+from PySide6.QtGui import QUndoStack
 
 import core
+
+from .commands import AddItem, RemoveItem, ReplaceAll
+from .edits import KINDS, BlockEdit, EraseEdit, LinkEdit
 
 # The GUI opens with csp, core.segment's default: on the simulated-user benchmark (README, 200
 # training images) it has the best mean ARI after 10 rounds for K = 3 and is far ahead for the
 # GUI's default of K = 2 (its paper's two-way setting, the sign of u*).
 DEFAULT_METHOD = "csp"
-
-
-KINDS = ("must_link", "cannot_link", "blocks")
-
-
-def _with(c: core.Constraints, kind: str, items: tuple) -> core.Constraints:
-    parts = {"must_link": c.must_link, "cannot_link": c.cannot_link, "blocks": c.blocks}
-    parts[kind] = items
-    return core.Constraints(parts["must_link"], parts["cannot_link"], parts["blocks"])
-
-
-class AddItem(QUndoCommand):
-    """One link or block added: holds only that item."""
-
-    def __init__(self, model, kind, item, text):
-        super().__init__(text)
-        self.model, self.kind, self.item = model, kind, item
-
-    def redo(self):
-        c = self.model.constraints
-        self.model._set_constraints(_with(c, self.kind, getattr(c, self.kind) + (self.item,)))
-
-    def undo(self):
-        c = self.model.constraints
-        self.model._set_constraints(_with(c, self.kind, getattr(c, self.kind)[:-1]))
-
-
-class RemoveItem(QUndoCommand):
-    """One link or block erased: holds the item and its position."""
-
-    def __init__(self, model, kind, index, text="erase"):
-        super().__init__(text)
-        self.model, self.kind, self.index = model, kind, index
-        self.item = getattr(model.constraints, kind)[index]
-
-    def redo(self):
-        items = list(getattr(self.model.constraints, self.kind))
-        items.pop(self.index)
-        self.model._set_constraints(_with(self.model.constraints, self.kind, tuple(items)))
-
-    def undo(self):
-        items = list(getattr(self.model.constraints, self.kind))
-        items.insert(self.index, self.item)
-        self.model._set_constraints(_with(self.model.constraints, self.kind, tuple(items)))
-
-
-class ReplaceAll(QUndoCommand):
-    """Clear all / load a file: the whole set is what changed."""
-
-    def __init__(self, model, new, text):
-        super().__init__(text)
-        self.model, self.old, self.new = model, model.constraints, new
-
-    def redo(self):
-        self.model._set_constraints(self.new)
-
-    def undo(self):
-        self.model._set_constraints(self.old)
+REP_NAMES = frozenset(p.name for p in core.REPRESENTATION_PARAMS)
+_TOKENS = itertools.count(1)  # image tokens unique in the process (windows may share a worker)
 
 
 class SessionModel(QObject):
+    """Signals
+
+    imageChanged() : a new image (constraints, result and ground truth are cleared)
+    itemInserted(kind, index), itemRemoved(kind, index), constraintsReset() : fine-grained
+    constraintsChanged() : after any constraint edit
+    methodChanged(name), segmentsChanged(k)
+    paramsChanged(name) : a method or representation parameter ("": all of them replaced)
+    settingsChanged() : method, segments or any parameter
+    groundTruthChanged() : segmentations or the chosen annotator
+    resultChanged(SegmentResult), errorOccurred(message)
+    """
+
     imageChanged = Signal()
+    itemInserted = Signal(str, int)
+    itemRemoved = Signal(str, int)
+    constraintsReset = Signal()
     constraintsChanged = Signal()
+    methodChanged = Signal(str)
+    segmentsChanged = Signal(int)
+    paramsChanged = Signal(str)
     settingsChanged = Signal()
+    groundTruthChanged = Signal()
     resultChanged = Signal(object)
     errorOccurred = Signal(str)
 
     def __init__(self):
         super().__init__()
-        self.image: np.ndarray | None = None
         self.path: Path | None = None
-        self.constraints = core.Constraints()
+        self.image: np.ndarray | None = None  # as decoded: sent to the worker once
+        self.display: np.ndarray | None = None  # (H, W, 3) uint8 for the canvas
+        self.image_token = 0
+        self._items: dict[str, list] = {k: [] for k in KINDS}
         self.method = DEFAULT_METHOD
         self.n_segments = 2
-        self.params: dict = {}
+        self.method_params: dict[str, dict] = {}  # per method: only what the user set
+        self.rep_params: dict = {}  # representation: only what the user set
+        self.ground_truth: list[np.ndarray] = []
+        self.gt_boundaries: list[np.ndarray] = []
+        self.annotator = 1
         self.result = None
         self.undo = QUndoStack(self)
 
-    def open_image(self, path) -> bool:
-        """Load ``path``; on failure emit ``errorOccurred`` and keep everything as it was."""
-        try:
-            img = core.load_image(path)
-        except core.SegappError as e:
-            self.errorOccurred.emit(str(e))
-            return False
-        self.image, self.path = img, Path(path)
+    # -- image ----------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, int] | None:
+        return None if self.image is None else tuple(self.image.shape[:2])
+
+    def set_image(self, path, image: np.ndarray, display: np.ndarray) -> None:
+        """Show a decoded image; constraints, undo history, result and ground truth start empty."""
+        self.path, self.image, self.display = Path(path), image, display
+        self.image_token = next(_TOKENS)
         self.result = None
         self.undo.clear()
-        self.constraints = core.Constraints()
+        self._items = {k: [] for k in KINDS}
+        self.ground_truth, self.gt_boundaries = [], []
         self.imageChanged.emit()
-        self.constraintsChanged.emit()
-        return True
-
-    def _set_constraints(self, c):
-        self.constraints = c
+        self.constraintsReset.emit()
+        self.groundTruthChanged.emit()
         self.constraintsChanged.emit()
 
-    def add_link(self, kind: str, r1, c1, r2, c2):
-        item = getattr(core.Constraints(**{kind: [(r1, c1, r2, c2)]}), kind)[0]  # validated form
-        self.undo.push(AddItem(self, kind, item, "must-link" if kind == "must_link" else "cannot-link"))
+    # -- constraints ----------------------------------------------------------------
+    def items(self, kind: str) -> list:
+        """The items of ``kind`` (read, never modify: edits go through undo commands)."""
+        return self._items[kind]
 
-    def add_block(self, block: core.Block):
-        self.undo.push(AddItem(self, "blocks", block, f"block {block.label}"))
+    def snapshot(self) -> dict:
+        """Every item as tuples, cheap (references only): safe to hand to a thread."""
+        return {k: tuple(v) for k, v in self._items.items()}
 
-    def remove(self, kind: str, index: int):
+    def counts(self) -> dict:
+        return {k: len(v) for k, v in self._items.items()}
+
+    @property
+    def constraints(self) -> core.Constraints:
+        """The constraints as a validated :class:`core.Constraints` (O(n): not for every edit)."""
+        s = self.snapshot()
+        return core.Constraints(s["must_link"], s["cannot_link"], s["blocks"])
+
+    def apply(self, edit) -> None:
+        """Apply a typed edit from the canvas as one undoable command."""
+        if isinstance(edit, LinkEdit):
+            self.add_link(edit.kind, edit.r1, edit.c1, edit.r2, edit.c2)
+        elif isinstance(edit, BlockEdit):
+            self.add_block(core.Block(edit.label, edit.top, edit.left, edit.bottom, edit.right))
+        elif isinstance(edit, EraseEdit):
+            self.remove(edit.kind, edit.index)
+        else:
+            raise TypeError(f"not an edit: {edit!r}")
+
+    def add_link(self, kind: str, r1, c1, r2, c2, weight: float = 1.0) -> None:
+        item = getattr(core.Constraints(**{kind: [(r1, c1, r2, c2, weight)]}), kind)[0]  # validated form
+        self.undo.push(AddItem(self, kind, item))
+
+    def add_block(self, block: core.Block) -> None:
+        self.undo.push(AddItem(self, "blocks", block))
+
+    def remove(self, kind: str, index: int) -> None:
         self.undo.push(RemoveItem(self, kind, index))
 
-    def clear(self):
-        if self.constraints:
-            self.undo.push(ReplaceAll(self, core.Constraints(), "clear all"))
+    def clear(self) -> None:
+        if any(self._items.values()):
+            self.undo.push(ReplaceAll(self, {k: () for k in KINDS}, "clear all"))
 
-    def set_constraints(self, c: core.Constraints, text="load constraints"):
-        self.undo.push(ReplaceAll(self, c, text))
+    def set_constraints(self, c: core.Constraints, text: str = "load constraints") -> None:
+        """Replace every item by those of ``c`` (already validated against the image)."""
+        self.undo.push(ReplaceAll(self, {"must_link": c.must_link, "cannot_link": c.cannot_link,
+                                         "blocks": c.blocks}, text))
 
-    def set_method(self, method: str):
+    def _insert(self, kind, index, item) -> None:
+        self._items[kind].insert(index, item)
+        self.itemInserted.emit(kind, index)
+        self.constraintsChanged.emit()
+
+    def _remove_at(self, kind, index) -> None:
+        del self._items[kind][index]
+        self.itemRemoved.emit(kind, index)
+        self.constraintsChanged.emit()
+
+    def _reset(self, items: dict) -> None:
+        self._items = {k: list(items[k]) for k in KINDS}
+        self.constraintsReset.emit()
+        self.constraintsChanged.emit()
+
+    # -- method, segments, parameters -------------------------------------------------
+    def set_method(self, method: str) -> None:
+        """Switch method; each method keeps its own parameters, the representation's stay."""
+        if method not in core.METHODS:
+            raise core.ParameterError(f"unknown method {method!r}; valid methods: {', '.join(core.METHODS)}")
         if method != self.method:
-            self.method, self.params = method, {}
+            self.method = method
+            self.methodChanged.emit(method)
             self.settingsChanged.emit()
 
-    def set_segments(self, k: int):
+    def set_segments(self, k: int) -> None:
         if k != self.n_segments:
-            self.n_segments = k
+            self.n_segments = int(k)
+            self.segmentsChanged.emit(self.n_segments)
             self.settingsChanged.emit()
 
-    def set_param(self, name, value):
+    @property
+    def params(self) -> dict:
+        """What the user set for the current method and the representation (defaults omitted)."""
+        return {**self.rep_params, **self.method_params.get(self.method, {})}
+
+    def set_param(self, name: str, value) -> bool:
+        """Set a representation or current-method parameter (``None``: back to the default).
+
+        A bad value is refused with ``errorOccurred`` naming the valid range; nothing changes.
+        """
+        rep = name in REP_NAMES
+        specs = core.REPRESENTATION_PARAMS if rep else core.METHODS[self.method].params
+        spec = next((p for p in specs if p.name == name), None)
+        target = self.rep_params if rep else self.method_params.setdefault(self.method, {})
+        try:
+            if spec is None:
+                valid = ", ".join(sorted(REP_NAMES | {p.name for p in specs}))
+                raise core.ParameterError(f"unknown parameter {name!r} for {self.method}; valid: {valid}")
+            value = None if value is None else spec.coerce(value)
+        except core.ParameterError as e:
+            self.errorOccurred.emit(str(e))
+            return False
         if value is None:
-            self.params.pop(name, None)
+            target.pop(name, None)
         else:
-            self.params[name] = value
+            target[name] = value
+        self.paramsChanged.emit(name)
+        self.settingsChanged.emit()
+        return True
+
+    def replace_params(self, method_params: dict, rep_params: dict) -> None:
+        """Every parameter at once (restored settings, already validated)."""
+        self.method_params = {m: dict(v) for m, v in method_params.items()}
+        self.rep_params = dict(rep_params)
+        self.paramsChanged.emit("")
         self.settingsChanged.emit()
 
-    def set_result(self, seg):
-        self.result = seg
-        self.resultChanged.emit(seg)
+    # -- ground truth and result ------------------------------------------------------
+    def set_ground_truth(self, segmentations: list, boundaries: list) -> None:
+        """Human segmentations (H, W) of the image and their boundary pictures (H, W, 4)."""
+        self.ground_truth, self.gt_boundaries = list(segmentations), list(boundaries)
+        self.annotator = min(max(1, self.annotator), max(1, len(self.ground_truth)))
+        self.groundTruthChanged.emit()
+
+    def set_annotator(self, k: int) -> None:
+        if k != self.annotator:
+            self.annotator = int(k)
+            self.groundTruthChanged.emit()
+
+    def current_ground_truth(self) -> np.ndarray | None:
+        """The chosen annotator's segmentation if it fits the image, else None."""
+        if not self.ground_truth:
+            return None
+        gt = self.ground_truth[min(self.annotator, len(self.ground_truth)) - 1]
+        return gt if gt.shape == self.shape else None
+
+    def set_result(self, result) -> None:
+        self.result = result
+        self.resultChanged.emit(result)

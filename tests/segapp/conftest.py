@@ -7,6 +7,10 @@ os.environ["XDG_DATA_HOME"] = os.path.join(_HOME, "data")      # out of the user
 
 import pytest  # noqa: E402
 
+from segapp.gui.probe import click, drag  # noqa: E402,F401
+
+RESULT_TIMEOUT_MS = 60000
+
 
 @pytest.fixture(autouse=True)
 def _every_mouse_move_counts():
@@ -20,19 +24,53 @@ def _every_mouse_move_counts():
     pg.setConfigOption("mouseRateLimit", old)
 
 
-@pytest.fixture
-def window(qtbot):
+@pytest.fixture(scope="session")
+def shared_worker():
+    """One worker process for the window tests that do not kill theirs (spawning costs seconds)."""
+    from segapp.worker.client import WorkerClient
+
+    client = WorkerClient()
+    client.start()
+    yield client
+    client.stop()
+
+
+def make_window(qtbot, image=None, runner=None):
+    """A fresh-install window showing ``image`` (default: the demo) with its first result."""
     from segapp.gui import persistence
     from segapp.gui.main_window import MainWindow
     from segapp.resources import DEMO_IMAGE
 
     persistence.settings().clear()  # every test starts from a fresh install
-    w = MainWindow()
+    w = MainWindow(runner)
     qtbot.addWidget(w)
     w.resize(1200, 720)
     w.show()
-    with qtbot.waitSignal(w.model.resultChanged, timeout=20000):
-        assert w.model.open_image(DEMO_IMAGE)
+    with qtbot.waitSignal(w.model.resultChanged, timeout=RESULT_TIMEOUT_MS):
+        w.controller.open_image(image or DEMO_IMAGE)
+    settle(qtbot, w)
+    return w
+
+
+def settle(qtbot, w, timeout=RESULT_TIMEOUT_MS):
+    """Wait until nothing is read, written, computed or drawn."""
+    qtbot.waitUntil(lambda: w.controller.idle and not w.canvas.layer.pending, timeout=timeout)
+
+
+@pytest.fixture
+def window(qtbot, shared_worker):
+    from segapp.gui.runner import SegmentRunner
+
+    w = make_window(qtbot, runner=SegmentRunner(shared_worker))
     yield w
-    qtbot.waitUntil(lambda: w.runner.running is None and w.runner.pending is None, timeout=60000)
+    settle(qtbot, w)
     w.close()
+
+
+def draw(qtbot, w, tool, r1, c1, r2, c2):
+    """Drag with ``tool`` and wait for the result that includes the stroke."""
+    w.canvas.view.tool = tool
+    with qtbot.waitSignal(w.model.resultChanged, timeout=RESULT_TIMEOUT_MS):
+        drag(w.canvas, r1, c1, r2, c2)
+    settle(qtbot, w)
+

@@ -1,5 +1,6 @@
 """Drive the real window offscreen (pytest-qt), waiting on signals, never sleeping."""
 
+import json
 import warnings
 
 import numpy as np
@@ -7,48 +8,85 @@ import pytest
 from PIL import Image
 
 import core
+from core.eval.metrics import adjusted_rand
 from segapp.gui.canvas import BLOCK, CANNOT, ERASE, MUST
-from segapp.gui.synthetic import drag
+from tests.segapp.conftest import RESULT_TIMEOUT_MS, click, drag, draw, settle
 
 
-def _draw(qtbot, window, tool, r1, c1, r2, c2):
-    window.canvas.view.tool = tool
-    with qtbot.waitSignal(window.model.resultChanged, timeout=20000):
-        drag(window, r1, c1, r2, c2)
+def _expected(window, **params):
+    """What core.segment gives for the window's image, constraints and settings."""
+    m = window.model
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", core.SegappWarning)
+        return core.segment(m.image, m.constraints, method=m.method, n_segments=m.n_segments,
+                            **{**m.params, **params})
 
 
 def test_drags_create_constraints_at_the_right_pixels(qtbot, window):
-    _draw(qtbot, window, MUST, 40, 60, 40, 300)
-    _draw(qtbot, window, CANNOT, 150, 100, 160, 250)
-    window.block_label = 3
-    _draw(qtbot, window, BLOCK, 200, 20, 214, 39)
+    draw(qtbot, window, MUST, 40, 60, 40, 300)
+    draw(qtbot, window, CANNOT, 150, 100, 160, 250)
+    qtbot.keyClick(window, "3")  # block label 3
+    draw(qtbot, window, BLOCK, 200, 20, 214, 39)
     c = window.model.constraints
     assert [l[:4] for l in c.must_link] == [(40, 60, 40, 300)]
     assert [l[:4] for l in c.cannot_link] == [(150, 100, 160, 250)]
     assert c.blocks == (core.Block(3, 200, 20, 215, 40),)
 
 
+def test_strokes_outside_the_image_are_clamped_to_its_edge(qtbot, window):
+    h, w = window.model.shape
+    draw(qtbot, window, MUST, 10, 10, h + 30, w + 30)
+    assert window.model.constraints.must_link[0][:4] == (10, 10, h - 1, w - 1)
+
+
 def test_short_drag_is_ignored(qtbot, window):
     window.canvas.view.tool = MUST
-    drag(window, 50, 50, 50, 51)
+    drag(window.canvas, 50, 50, 50, 51)
     assert not window.model.constraints
+    assert window.runner.idle  # nothing was requested
 
 
-def test_result_arrives_and_overlay_changes(qtbot, window):
-    before = window.model.result.labels.copy()
-    overlay_before = window.canvas.overlay_item.image.copy()
-    window.method_box.setCurrentText("e2cp")
-    _draw(qtbot, window, CANNOT, 150, 100, 160, 250)
-    after = window.model.result
-    assert after.method == "e2cp"
-    assert not np.array_equal(before, after.labels)
-    assert not np.array_equal(overlay_before, window.canvas.overlay_item.image)
-    assert window.eigen.items[0].image is not None
+def test_result_is_what_core_gives_and_the_overlay_shows_it(qtbot, window):
+    """The labels painted on screen are core.segment's, through the cached node map."""
+    from core import render
+
+    window.side.method_box.setCurrentText("e2cp")
+    draw(qtbot, window, CANNOT, 150, 100, 160, 250)
+    res = window.model.result
+    expected = _expected(window)
+    assert res.method == "e2cp" and res.params["method"] == "e2cp"
+    assert np.array_equal(res.node_labels, expected.node_labels)
+    assert np.array_equal(res.node_map.full_size(res.node_labels), expected.labels)
+    shown = window.canvas.overlay_item.image  # RGBA at working resolution
+    palette = render.palette(2)
+    assert np.array_equal(shown[..., :3], palette[expected.labels])
+    assert (shown[..., 3] == round(0.45 * 255)).all()
+    assert window.side.eigen.items[0].image is not None
+
+
+@pytest.mark.parametrize("method", list(core.METHODS))
+def test_each_method_shows_what_core_gives_and_dashes_what_it_breaks(qtbot, window, method):
+    """Labels, eigenvalues and honoured flags are core.segment's for the same input; a stroke
+    the result does not honour is drawn dashed and named in the status tooltip."""
+    if method != window.model.method:
+        with qtbot.waitSignal(window.model.resultChanged, timeout=RESULT_TIMEOUT_MS):
+            window.side.method_box.setCurrentText(method)
+    settle(qtbot, window)
+    draw(qtbot, window, CANNOT, 150, 100, 160, 250)  # both ends in one segment without constraints
+    res, expected = window.model.result, _expected(window)
+    assert res.method == method and window.status.text().startswith(method)
+    assert np.array_equal(res.node_labels, expected.node_labels)
+    assert np.allclose(res.eigenvalues, expected.eigenvalues, equal_nan=True)
+    honoured = bool(expected.honoured["cannot_link"][0])
+    assert res.honoured["cannot_link"].tolist() == [honoured]
+    assert window.canvas.layer.dashed("cannot_link") == ([] if honoured else [0])
+    assert ("not honoured" in window.status.toolTip()) != honoured
+    assert ("cannot-link #0" in window.status.toolTip()) != honoured
 
 
 def test_undo_redo_restore_the_constraint_list(qtbot, window):
-    _draw(qtbot, window, MUST, 40, 60, 40, 300)
-    _draw(qtbot, window, CANNOT, 150, 100, 160, 250)
+    draw(qtbot, window, MUST, 40, 60, 40, 300)
+    draw(qtbot, window, CANNOT, 150, 100, 160, 250)
     full = window.model.constraints
     window.model.undo.undo()
     assert len(window.model.constraints.cannot_link) == 0 and len(window.model.constraints.must_link) == 1
@@ -58,28 +96,62 @@ def test_undo_redo_restore_the_constraint_list(qtbot, window):
     assert not window.model.constraints
     window.model.undo.undo()
     assert window.model.constraints == full
+    settle(qtbot, window)
+    assert len(window.canvas.layer.links["must_link"].ids) == 1
 
 
-def test_erase_removes_the_clicked_stroke(qtbot, window):
-    _draw(qtbot, window, MUST, 40, 60, 40, 300)
-    window._erase_at(40.5, 180)
-    assert not window.model.constraints.must_link
+def test_erase_click_goes_through_the_canvas(qtbot, window):
+    draw(qtbot, window, MUST, 40, 60, 40, 300)
+    draw(qtbot, window, CANNOT, 150, 100, 160, 250)
+    qtbot.keyClick(window, "2")
+    draw(qtbot, window, BLOCK, 200, 20, 230, 60)
+    qtbot.keyClick(window, "e")  # the Erase tool's shortcut
+    assert window.canvas.view.tool == ERASE
+    edits = []
+    window.canvas.edited.connect(edits.append)
+    click(window.canvas, 100, 100)  # far from every stroke and block: nothing
+    assert edits == [] and len(window.model.constraints) == 3
+    with qtbot.waitSignal(window.model.resultChanged, timeout=RESULT_TIMEOUT_MS):
+        click(window.canvas, 41.5, 180)  # 1 pixel below the must-link
+    assert [type(e).__name__ for e in edits] == ["EraseEdit"] and edits[0].kind == "must_link"
+    c = window.model.constraints
+    assert not c.must_link and len(c.cannot_link) == 1 and len(c.blocks) == 1
+    settle(qtbot, window)
+    with qtbot.waitSignal(window.model.resultChanged, timeout=RESULT_TIMEOUT_MS):
+        click(window.canvas, 215, 40)  # inside the block
+    assert not window.model.constraints.blocks and len(window.model.constraints.cannot_link) == 1
+    window.model.undo.undo()
+    assert window.model.constraints.blocks == (core.Block(2, 200, 20, 231, 61),)
 
 
-def test_export_writes_the_result_labels(qtbot, window, tmp_path):
-    _draw(qtbot, window, CANNOT, 150, 100, 160, 250)
-    out = tmp_path / "demo_labels.png"
-    window.export_mask(str(out))
-    assert np.array_equal(np.asarray(Image.open(out)), window.model.result.labels)
+def test_export_writes_the_result_labels_at_full_size(qtbot, window, tmp_path):
+    draw(qtbot, window, CANNOT, 150, 100, 160, 250)
+    res = window.model.result
+    for kind, export in (("labels", window.export_mask), ("overlay", window.export_overlay),
+                         ("eigenvectors", window.export_eigenvectors)):
+        with qtbot.waitSignal(window.controller.exported, timeout=RESULT_TIMEOUT_MS):
+            export(str(tmp_path / f"{kind}.png"))
+    labels = np.asarray(Image.open(tmp_path / "labels.png"))
+    assert np.array_equal(labels, res.node_map.full_size(res.node_labels))
+    assert np.array_equal(labels, _expected(window).labels)
+    h, w = window.model.shape
+    assert Image.open(tmp_path / "overlay.png").size == (w, h)
+    assert Image.open(tmp_path / "eigenvectors.png").size[1] == h
 
 
-def test_corrupt_image_keeps_image_and_constraints(qtbot, window, tmp_path):
-    _draw(qtbot, window, MUST, 40, 60, 40, 300)
+def test_export_into_a_missing_folder_says_so(qtbot, window, tmp_path):
+    with qtbot.waitSignal(window.runner.taskFailed, timeout=RESULT_TIMEOUT_MS) as sig:
+        window.export_mask(str(tmp_path / "missing" / "labels.png"))
+    assert "missing" in sig.args[1] and "⚠" in window.status.text()
+
+
+def test_corrupt_image_keeps_image_constraints_and_result(qtbot, window, tmp_path):
+    draw(qtbot, window, MUST, 40, 60, 40, 300)
     bad = tmp_path / "broken.png"
     bad.write_bytes(b"\x89PNG\r\n\x1a\nnot really")
     image, cons, result = window.model.image, window.model.constraints, window.model.result
-    with qtbot.waitSignal(window.model.errorOccurred, timeout=5000) as sig:
-        assert not window.model.open_image(bad)
+    with qtbot.waitSignal(window.model.errorOccurred, timeout=10000) as sig:
+        window.controller.open_image(bad)
     assert "broken.png" in sig.args[0] and "broken.png" in window.status.text()
     assert window.model.image is image and window.model.constraints == cons
     assert window.model.result is result
@@ -92,114 +164,78 @@ def test_burst_of_strokes_ends_with_the_final_result(qtbot, window):
     QApplication.styleHints().setMouseDoubleClickInterval(1)
     window.canvas.view.tool = MUST
     shown = []
-    window.runner.finished.connect(lambda rid, seg: shown.append(rid))
+    window.runner.finished.connect(lambda rid, res: shown.append(rid))
     for k in range(20):
-        drag(window, 20 + 4 * k, 30, 20 + 4 * k, 320)
+        drag(window.canvas, 20 + 4 * k, 30, 20 + 4 * k, 320)
         QApplication.processEvents()  # one user action after another, as real input arrives
-    with qtbot.waitSignal(window.runner.busyChanged, timeout=60000, check_params_cb=lambda b: b == 0):
-        pass
-    final = window.model.constraints
-    assert len(final.must_link) == 20
+    settle(qtbot, window)
+    assert len(window.model.constraints.must_link) == 20
     assert shown and shown[-1] == window.runner.latest
+    assert len(shown) < 20  # requests coalesced: only the newest waits
     assert all(a < b for a, b in zip(shown, shown[1:]))  # never an older result after a newer one
-    with warnings.catch_warnings():  # the worker shows warnings in the status bar, not here
-        warnings.simplefilter("ignore", core.SegappWarning)
-        expected = core.segment(window.model.image, final, method=window.model.method, n_segments=2)
-    assert np.array_equal(window.model.result.labels, expected.labels)
-
-
-@pytest.mark.parametrize("method", list(core.METHODS))
-def test_each_method_gives_a_result_on_the_demo(qtbot, window, method):
-    with qtbot.waitSignal(window.model.resultChanged, timeout=30000):
-        if method == window.model.method:
-            window.k_box.setValue(3)
-        else:
-            window.method_box.setCurrentText(method)
-    assert window.model.result.method == method
-    assert window.model.result.labels.shape == window.model.image.shape[:2]
+    assert np.array_equal(window.model.result.node_labels, _expected(window).node_labels)
 
 
 def test_berkeley_browser_opens_a_bsds_folder(qtbot, window, tmp_path):
-    from tests.helpers import make_bsds
+    from tests.core.test_bsds_metrics import make_bsds
 
     root = make_bsds(tmp_path / "bsds", n=3, h=40, w=60)
     with qtbot.waitSignal(window.berkeley.thumbnailsDone, timeout=20000):
         assert window.open_berkeley(root)
     assert window.berkeley.list.count() == 3
     assert not window.berkeley.list.item(0).icon().isNull()
-    with qtbot.waitSignal(window.model.resultChanged, timeout=20000):
+    with qtbot.waitSignal(window.model.groundTruthChanged, timeout=20000,
+                          check_params_cb=lambda *a: bool(window.model.ground_truth)):
         window.berkeley.list.itemClicked.emit(window.berkeley.list.item(1))
+    settle(qtbot, window)
     assert window.model.path.name == "101.jpg"
     assert window.berkeley.annotator.maximum() == 2
     window.berkeley.show_gt.setChecked(True)
     assert window.canvas.gt_item.image is not None and window.canvas.gt_item.image[..., 3].any()
-    assert "ARI" in window.status.text()
+    res = window.model.result
+    gt = window.model.current_ground_truth()
+    ari = adjusted_rand(gt, res.node_map.full_size(res.node_labels))
+    assert window.controller.ari == pytest.approx(ari)
+    assert f"ARI {ari:.3f} vs annotator 1" in window.status.text()
+    window.berkeley.annotator.setValue(2)  # scored again in the worker
+    other = adjusted_rand(window.model.ground_truth[1], res.node_map.full_size(res.node_labels))
+    qtbot.waitUntil(lambda: f"ARI {other:.3f} vs annotator 2" in window.status.text(), timeout=20000)
     assert not window.open_berkeley(tmp_path / "nothing-here")
     assert "not a BSDS500 folder" in window.status.text()
 
 
-def test_exports_and_autosave(qtbot, window, tmp_path):
-    import json
-
+def test_autosave_and_recent_files(qtbot, window):
     from segapp.gui import persistence
 
-    _draw(qtbot, window, CANNOT, 150, 100, 160, 250)
+    draw(qtbot, window, CANNOT, 150, 100, 160, 250)
+
     def saved():
         try:
             return json.loads(persistence.session_file().read_text())["constraints"]["cannot_link"]
         except (OSError, ValueError, KeyError):
             return None
 
-    qtbot.waitUntil(lambda: saved() == [[150, 100, 160, 250]], timeout=5000)  # debounced autosave
-    window.export_overlay(str(tmp_path / "o.png"))
-    window.export_eigenvectors(str(tmp_path / "e.png"))
-    assert Image.open(tmp_path / "o.png").size == (360, 240)
-    assert Image.open(tmp_path / "e.png").size[1] == 240
+    qtbot.waitUntil(lambda: saved() == [[150, 100, 160, 250]], timeout=10000)  # debounced, in the file thread
     data = json.loads(persistence.session_file().read_text())
-    assert data["clean"] is False and data["constraints"]["cannot_link"] == [[150, 100, 160, 250]]
+    assert data["clean"] is False
     assert persistence.crashed_session() is not None  # as if the app had died here
     assert str(window.model.path) in persistence.recent()
 
 
-def test_failed_job_keeps_result_and_constraints(qtbot, window):
-    _draw(qtbot, window, CANNOT, 150, 100, 160, 250)
-    cons = window.model.constraints
-    if window.model.method != "csp":
-        window.method_box.setCurrentText("csp")
-        with qtbot.waitSignal(window.model.resultChanged, timeout=20000):
-            pass
-    qtbot.waitUntil(lambda: window.runner.running is None and window.runner.pending is None, timeout=30000)
-    result = window.model.result
-    assert result is not None and window.model.method == "csp"
-    with qtbot.waitSignal(window.runner.failed, timeout=20000) as sig:
-        window.model.set_param("beta", "1e15")  # beyond lambda_max * vol: csp refuses
-    assert "below lambda_max" in sig.args[1] and "below lambda_max" in window.status.text()
-    assert window.model.result is result and window.model.constraints == cons
-
-
-def test_settings_restore_method_and_parameters(qtbot, window):
+def test_settings_restore_method_and_parameters(qtbot, window, shared_worker):
     from segapp.gui.main_window import MainWindow
+    from segapp.gui.runner import SegmentRunner
 
-    window.method_box.setCurrentText("e2cp")
+    window.side.method_box.setCurrentText("e2cp")
     window.model.set_param("alpha", 0.6)
-    qtbot.waitUntil(lambda: window.runner.running is None and window.runner.pending is None, timeout=30000)
+    window.model.set_param("max_nodes", 300)
+    settle(qtbot, window)
     window.close()
-    again = MainWindow()
+    again = MainWindow(SegmentRunner(shared_worker))
     qtbot.addWidget(again)
-    assert again.model.method == "e2cp" and again.model.params["alpha"] == 0.6
-    assert again.method_box.currentText() == "e2cp"
-    again.runner.shutdown()
-
-
-def test_undo_commands_hold_only_what_changed(qtbot, window):
-    from segapp.gui.session import AddItem, RemoveItem
-
-    _draw(qtbot, window, MUST, 40, 60, 40, 300)
-    cmd = window.model.undo.command(window.model.undo.count() - 1)
-    assert isinstance(cmd, AddItem) and cmd.item[:4] == (40, 60, 40, 300)
-    window.model.remove("must_link", 0)
-    cmd = window.model.undo.command(window.model.undo.count() - 1)
-    assert isinstance(cmd, RemoveItem) and cmd.index == 0
+    assert again.model.method == "e2cp" and again.model.params == {"alpha": 0.6, "max_nodes": 300}
+    assert again.side.method_box.currentText() == "e2cp"
+    again.close()
 
 
 def test_space_drag_pans_instead_of_drawing(qtbot, window):
@@ -207,28 +243,49 @@ def test_space_drag_pans_instead_of_drawing(qtbot, window):
 
     before = window.canvas.view.viewRange()
     qtbot.keyPress(window, Qt.Key_Space)
-    drag(window, 100, 100, 100, 200)
+    drag(window.canvas, 100, 100, 100, 200)
     qtbot.keyRelease(window, Qt.Key_Space)
     assert not window.model.constraints
     assert window.canvas.view.viewRange() != before
 
 
-def test_crashed_session_is_restored(qtbot, window, tmp_path):
-    import json
-
+def test_crashed_session_is_restored(qtbot, window, shared_worker):
     from segapp.gui import persistence
     from segapp.gui.main_window import MainWindow
+    from segapp.gui.runner import SegmentRunner
 
-    _draw(qtbot, window, CANNOT, 150, 100, 160, 250)
+    window.model.set_param("max_nodes", 300)
+    draw(qtbot, window, CANNOT, 150, 100, 160, 250)
     qtbot.waitUntil(lambda: bool((persistence.crashed_session() or {}).get("constraints", {}).get("cannot_link")),
-                    timeout=5000)
+                    timeout=10000)
     data = persistence.crashed_session()  # the app "dies" here: no clean close
-    fresh = MainWindow()
+    fresh = MainWindow(SegmentRunner(shared_worker))
     qtbot.addWidget(fresh)
-    with qtbot.waitSignal(fresh.model.resultChanged, timeout=20000):
-        assert persistence.restore(fresh.model, data)
+    with qtbot.waitSignal(fresh.model.resultChanged, timeout=RESULT_TIMEOUT_MS):
+        persistence.restore(fresh.controller, data)
+    settle(qtbot, fresh)
     assert fresh.model.constraints == window.model.constraints
     assert fresh.model.path == window.model.path
+    assert fresh.model.rep_params == {"max_nodes": 300} and fresh.model.result.params["max_nodes"] == 300
     fresh.close()
     assert json.loads(persistence.session_file().read_text())["clean"] is True
     assert persistence.crashed_session() is None
+
+
+def test_drop_opens_the_image(qtbot, window, tmp_path):
+    from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
+    from PySide6.QtGui import QDragEnterEvent, QDropEvent
+    from PySide6.QtWidgets import QApplication
+
+    path = tmp_path / "dropped.png"
+    Image.fromarray(np.tile(np.linspace(0, 255, 90, dtype=np.uint8), (60, 1))).save(path)
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(path))])
+    enter = QDragEnterEvent(QPoint(10, 10), Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier)
+    QApplication.sendEvent(window, enter)
+    assert enter.isAccepted()
+    drop = QDropEvent(QPointF(10, 10), Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier)
+    with qtbot.waitSignal(window.model.resultChanged, timeout=RESULT_TIMEOUT_MS):
+        QApplication.sendEvent(window, drop)
+    assert window.model.path == path and window.model.shape == (60, 90)
+    assert window.canvas.image_item.image.shape == (60, 90, 3)  # grey shown as RGB

@@ -1,0 +1,178 @@
+"""The window's link to the worker process, in a thread of its own.
+
+One thread calls the blocking :class:`~segapp.worker.client.WorkerClient`: jobs such as
+"hold this image" or "export" run in order; segmentation requests coalesce, so while one
+runs only the newest waits, and a result is shown only if its request is still the newest.
+Node maps arrive once per representation and are cached here; every result leaves this
+module with its node map filled in and its arrays read-only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import threading
+from collections import OrderedDict, deque
+
+from PySide6.QtCore import QObject, Signal
+
+from segapp.worker.client import WorkerClient
+from segapp.worker.results import SegmentRequest
+
+MAPS_KEPT = 4
+_RIDS = itertools.count(1)  # request ids unique in the process (runners may share a worker)
+
+
+class SegmentRunner(QObject):
+    """Signals (always delivered on the GUI thread)
+
+    finished(rid, SegmentResult) : the result of the newest request only
+    failed(rid, message) : the newest request failed (an older one's failure is dropped)
+    progress(text) : what the worker is preparing now
+    busyChanged(bool)
+    taskDone(name, value) / taskFailed(name, message) : image, ground truth, export, score jobs
+    """
+
+    finished = Signal(int, object)
+    failed = Signal(int, str)
+    progress = Signal(str)
+    busyChanged = Signal(bool)
+    taskDone = Signal(str, object)
+    taskFailed = Signal(str, str)
+    _deliver = Signal(object)  # a callable to run on the GUI thread
+
+    def __init__(self, client: WorkerClient | None = None):
+        """``client``: a worker shared with other runners (not stopped by :meth:`shutdown`)."""
+        super().__init__()
+        self._owns_client = client is None
+        self.client = client or WorkerClient()
+        self.latest = 0
+        self._busy = False
+        self._cond = threading.Condition()
+        self._tasks: deque = deque()
+        self._pending: SegmentRequest | None = None
+        self._running = False
+        self._undelivered = 0  # answers emitted by the thread, not yet handled on the GUI thread
+        self._stop = False
+        self._maps: OrderedDict = OrderedDict()  # only touched by the thread
+        self._deliver.connect(self._on_deliver)
+        self._thread = threading.Thread(target=self._serve, name="segapp-runner", daemon=True)
+        self._thread.start()
+
+    # -- requests (GUI thread) --------------------------------------------------------
+    def request(self, image_token, must_link, cannot_link, blocks, method, n_segments, params) -> int:
+        """Queue a segmentation; it supersedes any request still waiting. Returns its id."""
+        self.latest = next(_RIDS)
+        req = SegmentRequest(self.latest, image_token, tuple(must_link), tuple(cannot_link), tuple(blocks),
+                             method, int(n_segments), dict(params))
+        with self._cond:
+            self._pending = req
+            self._cond.notify()
+        self._set_busy(True)
+        return self.latest
+
+    def set_image(self, token: int, image) -> None:
+        self._task("image", lambda: self.client.set_image(token, image))
+
+    def set_ground_truth(self, token: int, ground_truth) -> None:
+        self._task("ground_truth", lambda: self.client.set_ground_truth(token, ground_truth))
+
+    def call(self, op: str, *args) -> None:
+        """Queue a worker call; its answer arrives as ``taskDone(op, value)`` or ``taskFailed(op, message)``.
+
+        ``score(rid)`` -> (rid, token, ARI); ``export(kind, path, rid, opacity, boundaries_only)``
+        -> path; ``read_constraints(path, shape)`` -> (path, Constraints); ``diagnostics()``.
+        """
+        self._task(op, lambda: self.client.call(op, *args))
+
+    @property
+    def idle(self) -> bool:
+        """Nothing queued, running, or answered but not yet handled on the GUI thread."""
+        with self._cond:
+            return not (self._running or self._tasks or self._pending or self._undelivered)
+
+    def shutdown(self) -> None:
+        """Drop waiting work and stop the worker process (killed if busy: never waits for it)."""
+        with self._cond:
+            self._stop = True
+            self._tasks.clear()
+            self._pending = None
+            self._cond.notify()
+        self.latest = next(_RIDS)  # whatever finishes now is stale
+        if self._owns_client:
+            self.client.stop()  # a busy worker is killed: closing never waits for a computation
+        self._thread.join()
+        if self._owns_client:
+            self.client.stop()  # reaped
+
+    # -- the thread -----------------------------------------------------------------
+    def _task(self, name, fn) -> None:
+        with self._cond:
+            self._tasks.append((name, fn))
+            self._cond.notify()
+
+    def _serve(self) -> None:
+        try:
+            self.client.start()
+        except Exception as e:  # noqa: BLE001 - shown in the window, never a traceback
+            self.taskFailed.emit("start", f"cannot start the computation process: {e}")
+        while True:
+            with self._cond:
+                while not (self._stop or self._tasks or self._pending):
+                    self._cond.wait()
+                if self._stop:
+                    return
+                if self._tasks:
+                    job, req = self._tasks.popleft(), None
+                else:
+                    job, req, self._pending = None, self._pending, None
+                self._running = True
+            done = self._segment(req) if req is not None else self._run_task(*job)
+            with self._cond:
+                self._running = False
+                self._undelivered += 1
+            self._deliver.emit(done)
+
+    def _run_task(self, name, fn):
+        try:
+            value = fn()
+        except Exception as e:  # noqa: BLE001 - WorkerError / WorkerDied / anything: a message
+            message = str(e)
+            return lambda: self.taskFailed.emit(name, message)
+        return lambda: self.taskDone.emit(name, value)
+
+    def _segment(self, req: SegmentRequest):
+        req = dataclasses.replace(req, have_maps=tuple(self._maps))
+        try:
+            res = self.client.call("segment", req, progress=self.progress.emit)
+        except Exception as e:  # noqa: BLE001
+            message = str(e)
+            return lambda: self._on_segmented(req.rid, None, message)
+        if res.node_map is not None:
+            self._maps[res.map_key] = res.node_map
+            while len(self._maps) > MAPS_KEPT:
+                self._maps.popitem(last=False)
+        self._maps.move_to_end(res.map_key)
+        res = dataclasses.replace(res, node_map=self._maps[res.map_key]).freeze()
+        return lambda: self._on_segmented(req.rid, res, "")
+
+    # -- back on the GUI thread ---------------------------------------------------------
+    def _on_deliver(self, done) -> None:
+        with self._cond:
+            self._undelivered -= 1
+        done()
+
+    def _on_segmented(self, rid, res, err) -> None:
+        if self.idle:
+            self._set_busy(False)
+        if rid != self.latest:
+            return  # superseded: never shown
+        if res is None:
+            self.failed.emit(rid, err)
+        else:
+            self.finished.emit(rid, res)
+
+    def _set_busy(self, busy: bool) -> None:
+        if busy != self._busy:
+            self._busy = busy
+            self.busyChanged.emit(busy)

@@ -1,0 +1,77 @@
+"""The side panel: method, segments, parameter forms, overlay settings, eigenvectors.
+
+A view of the session model: it shows what the model holds (after a method switch the
+forms show that method's parameters and the unchanged representation parameters) and
+sends the user's changes to it.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QSlider, QSpinBox, QVBoxLayout,
+                               QWidget)
+
+import core
+
+from .eigen_view import EigenView
+from .param_form import ParamForm
+
+
+class SidePanel(QWidget):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+        lay = QVBoxLayout(self)
+        box = QGroupBox("Method")
+        f = QFormLayout(box)
+        self.method_box = QComboBox()
+        self.method_box.addItems(list(core.METHODS))
+        self.k_box = QSpinBox()
+        self.k_box.setRange(2, 16)
+        f.addRow("method", self.method_box)
+        f.addRow("segments", self.k_box)
+        lay.addWidget(box)
+        pbox = QGroupBox("Parameters")
+        self.params = ParamForm()
+        QVBoxLayout(pbox).addWidget(self.params)
+        lay.addWidget(pbox)
+        rbox = QGroupBox("Working representation")
+        self.rep_form = ParamForm()
+        QVBoxLayout(rbox).addWidget(self.rep_form)
+        lay.addWidget(rbox)
+        obox = QGroupBox("Overlay")
+        of = QFormLayout(obox)
+        self.opacity = QSlider(Qt.Horizontal)
+        self.opacity.setRange(0, 100)
+        self.opacity.setValue(45)
+        self.boundaries = QCheckBox("boundaries only")
+        of.addRow("opacity", self.opacity)
+        of.addRow(self.boundaries)
+        lay.addWidget(obox)
+        self.eigen = EigenView()
+        lay.addWidget(self.eigen, 1)
+        self._show_all()
+        self.method_box.currentTextChanged.connect(model.set_method)
+        self.k_box.valueChanged.connect(model.set_segments)
+        self.params.changed.connect(self._set_param)
+        self.rep_form.changed.connect(self._set_param)
+        model.methodChanged.connect(lambda _m: self._show_method())
+        model.segmentsChanged.connect(self.k_box.setValue)
+        model.paramsChanged.connect(lambda name: name or self._show_all())
+        model.resultChanged.connect(self.eigen.set_result)
+
+    def _show_method(self) -> None:
+        m = self.model.method
+        spec = core.METHODS[m]
+        if self.method_box.currentText() != m:
+            self.method_box.setCurrentText(m)
+        self.params.set_specs(spec.params, spec.reference, self.model.method_params.get(m, {}))
+
+    def _show_all(self) -> None:
+        self._show_method()
+        self.k_box.setValue(self.model.n_segments)
+        self.rep_form.set_specs(core.REPRESENTATION_PARAMS, "segapp working representation", self.model.rep_params)
+
+    def _set_param(self, name, value) -> None:
+        if not self.model.set_param(name, value):
+            self._show_all()  # refused: the forms show again what the model holds

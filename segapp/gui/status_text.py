@@ -1,0 +1,34 @@
+"""The status bar's words for a result: one line, and a tooltip with the details."""
+
+from __future__ import annotations
+
+NAMES = {"must_link": "must-link", "cannot_link": "cannot-link", "blocks": "block"}
+MAX_LISTED = 20
+
+
+def result_line(result, counts: dict, ari: float | None = None, annotator: int | None = None) -> str:
+    """``csp · 707 nodes · 312 ms · 1 must-link, 0 cannot-link, 0 blocks · ARI … · ⚠ …``."""
+    parts = [result.method, f"{result.n_nodes} nodes", f"{result.seconds * 1000:.0f} ms",
+             f"{counts['must_link']} must-link, {counts['cannot_link']} cannot-link, {counts['blocks']} blocks"]
+    if ari is not None:
+        parts.append(f"ARI {ari:.3f} vs annotator {annotator}")
+    bad = result.not_honoured()
+    if bad:
+        parts.append(f"{len(bad)} not honoured")
+    line = " · ".join(parts)
+    if result.warnings:
+        more = f" (+{len(result.warnings) - 1} more)" if len(result.warnings) > 1 else ""
+        line += f"  ⚠ {result.warnings[0]}{more}"
+    return line
+
+
+def result_tooltip(result) -> str:
+    """Constraints the result does not honour (``not honoured: cannot-link #2, …``), warnings."""
+    lines = []
+    bad = result.not_honoured()
+    if bad:
+        listed = ", ".join(f"{NAMES[k]} #{i}" for k, i in bad[:MAX_LISTED])  # 0-based, as core numbers them
+        more = f" and {len(bad) - MAX_LISTED} more" if len(bad) > MAX_LISTED else ""
+        lines.append(f"not honoured (drawn dashed): {listed}{more}")
+    lines.extend(result.warnings)
+    return "\n".join(lines)

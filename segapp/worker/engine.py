@@ -1,0 +1,155 @@
+"""The worker's computation: one image held per process, ``core.segment`` per request.
+
+The window sends the image once (:meth:`Engine.set_image`); each request then carries only
+the constraints and settings, and its result only node-level arrays, plus the node map
+when the window does not hold it yet. Exports and the adjusted Rand index paint labels at
+full size here, never in the window.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import warnings
+from collections import OrderedDict
+
+import numpy as np
+
+import core
+
+from .results import NodeMap, SegmentRequest, SegmentResult
+
+KEEP_RESULTS = 4  # segmentations kept for exports and re-scoring (the shown one is among them)
+
+
+class Engine:
+    """State of one worker process: the image, the ground truth, the recent segmentations."""
+
+    def __init__(self):
+        self.token: int | None = None
+        self.image: np.ndarray | None = None
+        self.ground_truth: np.ndarray | None = None
+        self.gt_token: int | None = None
+        self._recent: OrderedDict[int, core.Segmentation] = OrderedDict()
+        self._maps: dict[int, NodeMap] = {}  # id(representation) -> its NodeMap (the rep is kept alive)
+        self._reps: dict[int, object] = {}
+        self._prepared: set = set()
+        self.received = {"image": 0, "segment": 0}  # messages handled (diagnostics)
+
+    def warm_up(self) -> None:
+        """Segment a tiny image once, so the first real request pays no import time."""
+        img = np.zeros((48, 48, 3))
+        img[:, 24:] = 1.0
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                core.segment(img, core.Constraints([(2, 2, 40, 40)]), n_segments=2, max_nodes=64)
+        except core.SegappError:
+            pass  # only a warm-up: the real request reports its own errors
+
+    # -- state sent once ------------------------------------------------------------
+    def set_image(self, token: int, image: np.ndarray) -> None:
+        self.received["image"] += 1
+        self.token, self.image = token, image
+        self._recent.clear()
+        self._prepared.clear()
+
+    def set_ground_truth(self, token: int, ground_truth: np.ndarray | None) -> None:
+        self.gt_token, self.ground_truth = token, ground_truth
+
+    # -- per request ----------------------------------------------------------------
+    def describe(self, req: SegmentRequest) -> str:
+        """What this request will spend its time on, for the window's progress message."""
+        h, w = self.image.shape[:2]
+        key = (self.token, tuple(sorted((k, repr(v)) for k, v in req.params.items())), req.method)
+        if key in self._prepared:
+            return f"segmenting with {req.method}…"
+        self._prepared.add(key)
+        kind = req.params.get("representation", "superpixels")
+        work = int(req.params.get("work_pixels", 500_000))
+        f = max(1, int(np.ceil(np.sqrt(h * w / work))))
+        where = f"{w}×{h} image" if f == 1 else f"{-(-w // f)}×{-(-h // f)} working copy of the {w}×{h} image"
+        return f"preparing {kind} on the {where}, then {req.method}…"
+
+    def segment(self, req: SegmentRequest) -> SegmentResult:
+        """Run ``core.segment`` on the held image.
+
+        Raises
+        ------
+        core.SegappError
+            Bad constraints or parameters, or a method that cannot solve the problem.
+        """
+        self.received["segment"] += 1
+        if self.image is None or req.image_token != self.token:
+            raise core.SegappError("the worker does not hold this image (internal error; reopen it)")
+        cons = core.Constraints(req.must_link, req.cannot_link, req.blocks)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # seg.warnings keeps their messages for the status bar
+            seg = core.segment(self.image, cons, method=req.method, n_segments=req.n_segments, **req.params)
+        self._recent[req.rid] = seg
+        while len(self._recent) > KEEP_RESULTS:
+            self._recent.popitem(last=False)
+        nm = self._node_map(seg.representation)
+        return SegmentResult(
+            rid=req.rid, method=seg.method, n_segments=req.n_segments,
+            node_labels=np.asarray(seg.node_labels), node_embedding=np.asarray(seg.node_embedding, np.float32),
+            eigenvalues=np.asarray(seg.eigenvalues, float), honoured=dict(seg.honoured),
+            warnings=tuple(seg.warnings), info=_plain(seg.info), params=_plain(seg.params),
+            seconds=seg.seconds, n_nodes=seg.n_nodes, map_key=nm.key,
+            node_map=None if nm.key in req.have_maps else nm, ari=self._ari(seg), ari_token=self.gt_token)
+
+    def score(self, rid: int) -> tuple:
+        """``(rid, ground-truth token, ARI or None)`` of result ``rid`` against the ground truth."""
+        seg = self._recent.get(rid)
+        return rid, self.gt_token, None if seg is None else self._ari(seg)
+
+    def read_constraints(self, path: str, shape: tuple) -> tuple:
+        """``(path, Constraints)`` of a constraint file validated against ``shape``: parsed here,
+        where a long JSON parse holds no lock the window needs."""
+        c = core.Constraints.from_json(path)
+        c.validate(shape)
+        return path, c
+
+    def export(self, kind: str, path: str, rid: int, opacity: float = 0.45, boundaries_only: bool = False) -> str:
+        """Write result ``rid`` at full size: ``'labels'``, ``'overlay'`` or ``'eigenvectors'``."""
+        from core import render
+
+        seg = self._recent.get(rid)
+        if seg is None:
+            raise core.SegappError("that result is no longer held; segment again, then export")
+        labels = seg.representation.to_pixels(np.asarray(seg.node_labels, np.int32))
+        if kind == "labels":
+            render.save_labels(path, labels)
+        elif kind == "overlay":
+            render.save_png(path, render.overlay(self.image, labels, opacity, boundaries_only))
+        elif kind == "eigenvectors":
+            render.save_png(path, render.eigenvector_strip(
+                seg.representation.to_pixels(seg.node_embedding.astype(np.float32))))
+        else:
+            raise core.SegappError(f"unknown export {kind!r}; valid: labels, overlay, eigenvectors")
+        return path
+
+    # -- helpers --------------------------------------------------------------------
+    def _ari(self, seg) -> float | None:
+        gt = self.ground_truth
+        if gt is None or gt.shape != tuple(seg.representation.shape):
+            return None
+        from core.eval.metrics import adjusted_rand
+
+        return float(adjusted_rand(gt, seg.representation.to_pixels(np.asarray(seg.node_labels, np.int32))))
+
+    def _node_map(self, rep) -> NodeMap:
+        nm = self._maps.get(id(rep))
+        if nm is None:
+            digest = hashlib.blake2b(np.ascontiguousarray(rep.node_map).view(np.uint8), digest_size=12)
+            digest.update(repr((rep.factor, tuple(rep.shape))).encode())
+            nm = NodeMap(digest.hexdigest(), rep.node_map, int(rep.factor), tuple(int(s) for s in rep.shape))
+            if len(self._maps) >= KEEP_RESULTS:
+                self._maps.clear()
+                self._reps.clear()
+            self._maps[id(rep)], self._reps[id(rep)] = nm, rep
+        return nm
+
+
+def _plain(d: dict) -> dict:
+    """A copy of ``d`` with numpy scalars as Python numbers (small, readable messages)."""
+    return {k: (v.item() if isinstance(v, np.generic) else v) for k, v in d.items()}

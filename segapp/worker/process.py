@@ -1,0 +1,99 @@
+"""The worker process: reads one message at a time, answers it, exits when the window is gone.
+
+Messages are tuples ``(op, *args)``; the worker answers zero or more ``("progress", text)``
+and then ``("ok", value)`` or ``("error", message)``. An image arrives as a message
+``("image", token, shape, dtype)`` followed by its raw bytes, so it is never pickled.
+
+The worker exits when its parent dies: an idle worker reads end-of-file on its pipe, a busy
+one is stopped by a thread that watches the parent's process id.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import time
+
+PARENT_POLL_S = 0.5
+
+
+def _watch_parent(ppid: int) -> None:
+    while True:
+        time.sleep(PARENT_POLL_S)
+        if os.getppid() != ppid:
+            os._exit(0)
+
+
+def serve(inbox, outbox) -> int:
+    """Serve requests from connection ``inbox`` with replies on ``outbox`` until EOF or ``quit``."""
+    if hasattr(signal, "SIGINT"):
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C in the terminal is the window's
+    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
+    _leave_a_core_to_the_window()
+    import numpy as np
+
+    from .engine import Engine
+
+    engine = Engine()
+    outbox.send(("ready", os.getpid()))
+    engine.warm_up()
+    while True:
+        try:
+            msg = inbox.recv()
+        except (EOFError, OSError):
+            return 0  # the window is gone
+        op, args = msg[0], msg[1:]
+        if op == "quit":
+            return 0
+        try:
+            if op == "image":
+                token, shape, dtype = args
+                buf = bytearray(inbox.recv_bytes())
+                value = engine.set_image(token, np.frombuffer(buf, dtype=dtype).reshape(shape))
+            elif op == "segment":
+                outbox.send(("progress", engine.describe(args[0])))
+                value = engine.segment(args[0])
+            elif op == "diagnostics":
+                value = {**diagnostics(), "received": dict(engine.received), "image_token": engine.token}
+            else:
+                value = getattr(engine, {"ground_truth": "set_ground_truth", "score": "score", "export": "export",
+                                         "read_constraints": "read_constraints"}[op])(*args)
+            reply = ("ok", value)
+        except Exception as e:  # noqa: BLE001 - every failure becomes a message, never a traceback
+            reply = ("error", describe_error(e))
+        try:
+            outbox.send(reply)
+        except (BrokenPipeError, OSError):
+            return 0
+
+
+def _leave_a_core_to_the_window() -> None:
+    """At most (cores - 1) BLAS threads here: on a 2-core machine a computation that takes
+    both cores starves the GUI thread (wall-clock stalls twice its own work)."""
+    try:
+        from threadpoolctl import threadpool_limits  # scikit-learn's own dependency
+    except ImportError:
+        return
+    threadpool_limits(max(1, (os.cpu_count() or 2) - 1))
+
+
+def describe_error(e: BaseException) -> str:
+    import core
+
+    if isinstance(e, core.SegappError):
+        return str(e)
+    if isinstance(e, MemoryError):
+        return "out of memory; lower max_nodes or work_pixels"
+    return f"{type(e).__name__}: {e}"
+
+
+def diagnostics() -> dict:
+    """Process id, peak memory and the GUI modules loaded here (there should be none)."""
+    import resource
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    gui = sorted(m for m in sys.modules if m.split(".")[0] in ("PySide6", "shiboken6", "pyqtgraph", "PyQt5", "PyQt6"))
+    return {"pid": os.getpid(), "peak_rss_mb": peak / 1024 if sys.platform != "darwin" else peak / 2**20,
+            "gui_modules": gui}

@@ -1,0 +1,201 @@
+"""The worker process: no Qt in it, the image sent once, node-level results per stroke,
+restart and retry after it dies, and it never outlives the window."""
+
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+import core
+from segapp.gui.canvas import CANNOT, MUST
+from segapp.resources import DEMO_IMAGE
+from segapp.worker.client import WorkerClient
+from segapp.worker.results import SegmentRequest
+from tests.segapp.conftest import RESULT_TIMEOUT_MS, drag, draw, make_window, settle
+
+ROOT = Path(__file__).resolve().parents[2]
+linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+
+
+def _diagnostics(qtbot, window) -> dict:
+    with qtbot.waitSignal(window.runner.taskDone, timeout=RESULT_TIMEOUT_MS,
+                          check_params_cb=lambda name, value: name == "diagnostics") as sig:
+        window.runner.call("diagnostics")
+    return sig.args[1]
+
+
+def test_the_worker_process_imports_no_qt(qtbot, window):
+    draw(qtbot, window, MUST, 40, 60, 40, 300)
+    diag = _diagnostics(qtbot, window)
+    assert diag["pid"] != os.getpid() and diag["received"]["segment"] >= 1
+    assert diag["gui_modules"] == []
+    assert "PySide6" in sys.modules  # while this process, the window's, has it
+
+
+def test_the_image_is_sent_once_not_per_stroke(qtbot, window):
+    before = _diagnostics(qtbot, window)
+    assert before["image_token"] == window.model.image_token
+    for k in range(3):
+        draw(qtbot, window, CANNOT, 150, 100 + 10 * k, 160, 250)
+    after = _diagnostics(qtbot, window)
+    assert after["received"]["image"] == before["received"]["image"]
+    assert after["received"]["segment"] == before["received"]["segment"] + 3
+
+
+def test_per_stroke_only_node_level_results_cross_the_process_boundary(shared_worker):
+    image = core.load_image(DEMO_IMAGE)
+    shared_worker.set_image(10**6, image)
+    req = SegmentRequest(1, 10**6, ((40, 60, 40, 300, 1.0),), (), (), "csp", 2, {})
+    first = shared_worker.call("segment", req)
+    assert first.node_map is not None and first.node_map.node_map.shape == image.shape[:2]
+    second = shared_worker.call("segment", SegmentRequest(
+        2, 10**6, req.must_link, ((150, 100, 160, 250, 1.0),), (), "csp", 2, {}, have_maps=(first.map_key,)))
+    assert second.node_map is None and second.map_key == first.map_key
+    assert len(pickle.dumps(second)) < 40 * second.n_nodes * 8  # node-level: no (H, W) array
+    assert second.honoured["cannot_link"].shape == (1,)
+    third = shared_worker.call("segment", SegmentRequest(
+        3, 10**6, req.must_link, (), (), "csp", 2, {"max_nodes": 300}, have_maps=(first.map_key,)))
+    assert third.map_key != first.map_key and third.node_map is not None  # a new representation
+
+
+def test_worker_killed_while_idle_restarts_and_the_next_stroke_succeeds(qtbot):
+    window = make_window(qtbot)  # its own worker
+    client = window.runner.client
+    old = client.pid
+    os.kill(old, signal.SIGKILL)
+    qtbot.waitUntil(lambda: not client._proc.is_alive(), timeout=10000)
+    draw(qtbot, window, CANNOT, 150, 100, 160, 250)
+    assert client.restarts == 1 and client.pid != old
+    assert window.model.result.honoured["cannot_link"].shape == (1,)
+    assert "⚠" not in window.status.text()
+    window.close()
+
+
+def test_worker_killed_while_busy_restarts_and_the_request_is_retried(qtbot):
+    window = make_window(qtbot)
+    client = window.runner.client
+    killed = []
+
+    def kill_once(text):  # runs in the runner thread the moment the worker starts the job
+        if not killed:
+            killed.append(client.pid)
+            os.kill(client.pid, signal.SIGKILL)
+
+    window.runner.progress.connect(kill_once, Qt.DirectConnection)
+    window.model.set_param("max_nodes", 1200)  # a new representation: the job takes a while
+    with qtbot.waitSignal(window.model.resultChanged, timeout=RESULT_TIMEOUT_MS):
+        window.canvas.view.tool = MUST
+        drag(window.canvas, 40, 60, 40, 300)
+    settle(qtbot, window)
+    assert killed and client.restarts == 1 and client.pid != killed[0]
+    res = window.model.result
+    assert res.rid == window.runner.latest and res.params["max_nodes"] == 1200
+    assert res.honoured["must_link"].shape == (1,) and "⚠" not in window.status.text()
+    window.close()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                if int((d / "stat").read_text().split(")")[-1].split()[1]) == pid:
+                    out.append(int(d.name))
+            except (OSError, ValueError, IndexError):
+                continue
+    return out
+
+
+def _env(tmp_path, **extra):
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    env.update(XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"),
+               PYTHONPATH=str(ROOT), **extra)
+    return env
+
+
+APP = "import sys; from segapp.cli import main; sys.exit(main())"
+
+
+@linux_only
+@pytest.mark.parametrize("busy", [False, True], ids=["idle", "busy"])
+def test_the_worker_exits_when_its_parent_is_killed(qtbot, tmp_path, busy):
+    parent = textwrap.dedent(f"""
+        import sys, numpy as np
+        from segapp.worker.client import WorkerClient
+        from segapp.worker.results import SegmentRequest
+        c = WorkerClient(); c.start()
+        print(c.pid, flush=True)
+        if {busy}:
+            c.set_image(1, np.random.RandomState(0).randint(0, 255, (3000, 4000, 3), np.uint8))
+            print("busy", flush=True)
+            c.call("segment", SegmentRequest(1, 1, (), (), (), "csp", 2, {{"max_nodes": 2000}}))
+        sys.stdin.read()
+    """)
+    p = subprocess.Popen([sys.executable, "-c", parent], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         text=True, env=_env(tmp_path))
+    worker = int(p.stdout.readline())
+    if busy:
+        assert p.stdout.readline().strip() == "busy"
+    assert _alive(worker)
+    p.kill()
+    p.wait()
+    qtbot.waitUntil(lambda: not _alive(worker), timeout=10000)
+
+
+@linux_only
+def test_no_worker_outlives_the_app_after_sigkill(qtbot, tmp_path):
+    app = subprocess.Popen([sys.executable, "-c", APP, str(DEMO_IMAGE)], env=_env(tmp_path, QT_QPA_PLATFORM="offscreen"),
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        qtbot.waitUntil(lambda: len(_children(app.pid)) >= 1, timeout=30000)
+        children = _children(app.pid)  # the worker (and multiprocessing's resource tracker)
+    finally:
+        app.kill()
+        app.wait()
+    qtbot.waitUntil(lambda: not any(_alive(c) for c in children), timeout=10000)
+
+
+def test_no_display_is_one_line_and_exit_2(tmp_path):
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the X11/Wayland check is Linux's")
+    r = subprocess.run([sys.executable, "-c", APP, str(DEMO_IMAGE)], env=_env(tmp_path), capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("segapp: error: no display")
+    assert "Traceback" not in r.stderr
+
+
+def test_client_reports_worker_errors_as_messages(shared_worker):
+    from segapp.worker.client import WorkerError
+
+    shared_worker.set_image(10**6 + 1, np.zeros((20, 30), np.uint8))
+    with pytest.raises(WorkerError, match="unknown method 'nope'; valid methods"):
+        shared_worker.call("segment", SegmentRequest(1, 10**6 + 1, (), (), (), "nope", 2, {}))
+    assert shared_worker.call("diagnostics")["pid"] == shared_worker.pid  # still serving
+
+
+def test_a_stopped_client_refuses_work_instead_of_restarting():
+    from segapp.worker.client import WorkerDied
+
+    c = WorkerClient()
+    c.start()
+    c.stop()
+    assert c.pid is None
+    with pytest.raises(WorkerDied, match="stopped"):
+        c.call("diagnostics")
+    assert c.pid is None and c.restarts == 0
