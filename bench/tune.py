@@ -20,7 +20,7 @@ from joblib import Parallel, delayed
 
 from core.eval import bsds
 from segapp.cli.common import parse_params as _parse_params
-from segapp.cli.evaluate import evaluate_image, summarise
+from segapp.cli.evaluate import evaluate_image, params_per_method, summarise
 
 
 def main(argv=None) -> int:
@@ -33,21 +33,23 @@ def main(argv=None) -> int:
     p.add_argument("--methods", default="e2cp,csp")
     p.add_argument("--config", action="append", default=[], help="';'-separated NAME=VALUE settings")
     p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--mode", default="strokes", choices=("strokes", "blocks"))
     a = p.parse_args(argv)
     items = [i for i in bsds.find_images(a.bsds, a.split) if i.ground_truth is not None][:: a.stride]
     methods = a.methods.split(",")
     print(f"{len(items)} images (every {a.stride}th of {a.split}), K={a.segments}, R={a.rounds}\n")
-    print("| config | method | ari@0 | ari@1 | ari@3 | ari@5 | ari@10 | noc@0.80 | s/round |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| config | method | ari@0 | ari@1 | ari@3 | ari@5 | ari@10 | noc@0.80 | honoured | newest | s/round |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for cfg in a.config or [""]:
-        params = _parse_params([s for s in cfg.split(";") if s.strip()])
+        given = _parse_params([s for s in cfg.split(";") if s.strip()])
+        params = params_per_method(methods, given)
         t0 = time.perf_counter()
         rows = [r for rs in Parallel(n_jobs=a.jobs)(
-            delayed(evaluate_image)(it, methods, a.segments, a.rounds, "strokes", params) for it in items)
+            delayed(evaluate_image)(it, methods, a.segments, a.rounds, a.mode, params) for it in items)
             for r in rs]
         for rec in summarise(rows, methods, a.rounds):
             vals = " | ".join(f"{rec[k]:.3f}" for k in ("ari@0", "ari@1", "ari@3", "ari@5", "ari@10",
-                                                          "noc@0.80", "s/round"))
+                                                          "noc@0.80", "honoured", "newest", "s/round"))
             print(f"| {cfg or 'defaults'} | {rec['method']} | {vals} |", flush=True)
         print(f"<!-- {cfg or 'defaults'}: {time.perf_counter() - t0:.0f} s -->", file=sys.stderr)
     return 0

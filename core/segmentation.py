@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from .constraints import Constraints
 from .errors import ContradictoryConstraintsWarning, ParameterError
-from .graph.affinity import node_affinity
+from .graph.affinity import boundary_affinity, node_affinity
 from .graph.node_constraints import map_constraints
 from .eval.metrics import honoured
 from .graph.representation import Representation, build_representation
@@ -164,7 +164,7 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
                                  f"use at most {rep.n_nodes} or raise max_nodes")
         feats = rep.features(rep_p["sigma_position"], rep_p["sigma_intensity"])
         K = node_affinity(rep, rep_p, spec.graph)
-        G = node_affinity(rep, {**rep_p, "graph_form": "adjacency"}, "adjacency") \
+        G = boundary_affinity(rep, rep_p["sigma_intensity"], rep_p["sigma_boundary"]) \
             if rep_p["rounding"] == "constrained" and rep_p["rounding_prior"] > 0 else None
         nc = map_constraints(constraints, rep, stroke_radius=rep_p["stroke_radius"],
                              sigma_intensity=rep_p["sigma_intensity"], max_pairs=rep_p["max_pairs"], rng=rng)

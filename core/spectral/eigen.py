@@ -43,7 +43,9 @@ def top_eigh(S, k: int, *, which: str = "LA", M=None, Minv=None, v0=None, tol: f
         Symmetric positive definite right-hand side (a generalised problem); ARPACK then
         also needs ``Minv`` (a LinearOperator applying ``M^-1``).
     v0 : ndarray, shape (n,), optional
-        ARPACK's start vector (default: the constant vector, for reproducibility).
+        ARPACK's start vector (default: a fixed pseudo-random vector, for reproducibility; the
+        constant vector can lie in an invariant subspace, e.g. of a graph with several
+        components, where ARPACK cannot build its Arnoldi factorisation).
     dense_below : int
         Problems with at most this many rows go to LAPACK directly.
     fix : bool
@@ -61,12 +63,12 @@ def top_eigh(S, k: int, *, which: str = "LA", M=None, Minv=None, v0=None, tol: f
         w, v = _dense(S, M, k, which)
     else:
         try:
-            start = np.ones(n) / np.sqrt(n) if v0 is None else v0
+            start = np.random.RandomState(0).uniform(0.5, 1.5, n) if v0 is None else v0
             w, v = sla.eigsh(S, k=k, M=M, Minv=Minv, which=which, v0=start, tol=tol,
                              maxiter=maxiter or max(1000, 20 * n))
-        except sla.ArpackNoConvergence:
-            warnings.warn("ARPACK did not converge; the eigenvectors were computed densely instead",
-                          ConvergenceWarning, stacklevel=3)
+        except (sla.ArpackNoConvergence, sla.ArpackError) as e:
+            warnings.warn(f"ARPACK failed ({' '.join(str(e).split()[:6])}…); the eigenvectors were "
+                          "computed densely instead", ConvergenceWarning, stacklevel=3)
             w, v = _dense(S, M, k, which)
     order = np.argsort(-w) if which == "LA" else np.argsort(w)
     w, v = w[order], v[:, order]
