@@ -34,6 +34,7 @@ def main(argv=None) -> int:
     p.add_argument("--config", action="append", default=[], help="';'-separated NAME=VALUE settings")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--mode", default="strokes", choices=("strokes", "blocks"))
+    p.add_argument("--tag", default="", help="a note printed with each configuration")
     a = p.parse_args(argv)
     items = [i for i in bsds.find_images(a.bsds, a.split) if i.ground_truth is not None][:: a.stride]
     methods = a.methods.split(",")
@@ -50,7 +51,7 @@ def main(argv=None) -> int:
         for rec in summarise(rows, methods, a.rounds):
             vals = " | ".join(f"{rec[k]:.3f}" for k in ("ari@0", "ari@1", "ari@3", "ari@5", "ari@10",
                                                           "noc@0.80", "honoured", "newest", "s/round"))
-            print(f"| {cfg or 'defaults'} | {rec['method']} | {vals} |", flush=True)
+            print(f"| {a.tag + ' ' if a.tag else ''}{cfg or 'defaults'} | {rec['method']} | {vals} |", flush=True)
         print(f"<!-- {cfg or 'defaults'}: {time.perf_counter() - t0:.0f} s -->", file=sys.stderr)
     return 0
 

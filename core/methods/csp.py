@@ -236,6 +236,21 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, beta=None) ->
     ``beta_halvings`` and ``info['beta']`` the ``beta`` used. A ``beta`` the caller gave is
     never changed: without feasible vectors it is an error that says so.
 
+    **Graph.** With ``affinity='boundary'`` (adjacency of touching superpixels weighted by
+    colour difference and edge strength, :func:`core.graph.affinity.boundary_affinity`) the
+    method receives its diffusion kernel ``(I + t L_sym)^-1`` at unit diagonal
+    (:func:`core.graph.affinity.diffusion_kernel`).
+    csp's eq. 9 normalises an affinity into L_bar = I - D^-1/2 K D^-1/2 and needs no kernel,
+    but its constraints act only through that Laplacian: on the sparse boundary graph a
+    stroke's effect stays local (measured: csp fell behind), so it gets the diffusion
+    kernel, whose Laplacian carries a stroke along paths that do not cross image edges.
+    With ``affinity='gaussian'`` it receives the paper's Gaussian in position and colour.
+
+    **Rounding.** With ``rounding='constrained'`` (the default; our addition to the paper)
+    the labels are re-rounded from this method's embedding so that every consistent
+    constraint holds (:mod:`core.spectral.rounding`); ``rounding='paper'`` keeps the step
+    described above.
+
     References
     ----------
     X. Wang, I. Davidson, Flexible constrained spectral clustering, KDD 2010.

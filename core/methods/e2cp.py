@@ -92,6 +92,20 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, n_neighbors=2
     clustering of ``W~``. The paper takes "the K largest nontrivial eigenvectors"; we take the
     top K as every other method here (NJW), including the near-constant one.
 
+    **Graph.** With ``affinity='boundary'`` (adjacency of touching superpixels weighted by
+    colour difference and edge strength, :func:`core.graph.affinity.boundary_affinity`) the
+    method receives its diffusion kernel ``(I + t L_sym)^-1`` at unit diagonal
+    (:func:`core.graph.affinity.diffusion_kernel`).
+    e2cp's first step is a k-NN graph over a fully connected affinity (sec. 3.1): the
+    diffusion kernel ranks every pair by paths that avoid image edges, so the k nearest
+    neighbours of a node lie on its side of a boundary.
+    With ``affinity='gaussian'`` it receives the paper's Gaussian in position and colour.
+
+    **Rounding.** With ``rounding='constrained'`` (the default; our addition to the paper)
+    the labels are re-rounded from this method's embedding so that every consistent
+    constraint holds (:mod:`core.spectral.rounding`); ``rounding='paper'`` keeps the step
+    described above.
+
     References
     ----------
     Z. Lu, H. H. S. Ip, Constrained spectral clustering via exhaustive and efficient

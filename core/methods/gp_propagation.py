@@ -139,6 +139,20 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, epsilon_m=1e-
     we follow eq. 3 (it is the likelihood's precision), so the closed forms eqs. 6-8 hold
     with their ``eps^2`` equal to half of ours (tested).
 
+    **Graph.** With ``affinity='boundary'`` (adjacency of touching superpixels weighted by
+    colour difference and edge strength, :func:`core.graph.affinity.boundary_affinity`) the
+    method receives its diffusion kernel ``(I + t L_sym)^-1`` at unit diagonal
+    (:func:`core.graph.affinity.diffusion_kernel`).
+    gp-propagation's eq. 1 treats the affinity as a Gaussian-process covariance and inverts
+    it, so it needs a positive-definite kernel: the diffusion kernel is one (its eigenvalues
+    are 1 / (1 + t lambda_i) > 0), the sparse boundary graph is not.
+    With ``affinity='gaussian'`` it receives the paper's Gaussian in position and colour.
+
+    **Rounding.** With ``rounding='constrained'`` (the default; our addition to the paper)
+    the labels are re-rounded from this method's embedding so that every consistent
+    constraint holds (:mod:`core.spectral.rounding`); ``rounding='paper'`` keeps the step
+    described above.
+
     References
     ----------
     Z. Lu, M. A. Carreira-Perpinan, Constrained spectral clustering through affinity

@@ -32,6 +32,14 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None) -> SpectralResul
     clustered with k-means (Ng, Jordan & Weiss 2001), the relaxation of the normalised cut
     ``min u^T L u / u^T D u`` (Shi & Malik 2000, eq. 5).
 
+    **Graph.** With ``affinity='boundary'`` (adjacency of touching superpixels weighted by
+    colour difference and edge strength, :func:`core.graph.affinity.boundary_affinity`) the
+    method receives its diffusion kernel ``(I + t L_sym)^-1`` at unit diagonal
+    (:func:`core.graph.affinity.diffusion_kernel`).
+    Normalised cuts works on any affinity; for uniformity with the constrained methods (its
+    result is their round 0) it gets the same diffusion kernel.
+    With ``affinity='gaussian'`` it receives the paper's Gaussian in position and colour.
+
     References
     ----------
     J. Shi, J. Malik, Normalized cuts and image segmentation, IEEE TPAMI 22(8), 2000.

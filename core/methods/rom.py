@@ -78,6 +78,19 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, alpha=None) -
     as spectral learning does for single pairs; without cannot-links the method is exactly
     the paper's.
 
+    **Graph.** With ``affinity='boundary'`` (adjacency of touching superpixels weighted by
+    colour difference and edge strength, :func:`core.graph.affinity.boundary_affinity`) the
+    method receives its diffusion kernel ``(I + t L_sym)^-1`` at unit diagonal
+    (:func:`core.graph.affinity.diffusion_kernel`).
+    rom's ranking on manifolds (eq. 6) spreads along a fully connected affinity; the
+    diffusion kernel makes that affinity follow paths that avoid image edges.
+    With ``affinity='gaussian'`` it receives the paper's Gaussian in position and colour.
+
+    **Rounding.** With ``rounding='constrained'`` (the default; our addition to the paper)
+    the labels are re-rounded from this method's embedding so that every consistent
+    constraint holds (:mod:`core.spectral.rounding`); ``rounding='paper'`` keeps the step
+    described above.
+
     References
     ----------
     T. Xia, J. Cao, Y. Zhang, J. Li, On defining affinity graph for spectral clustering

@@ -50,6 +50,20 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None) -> SpectralResul
     normalisation that every other method here uses, so that only the way constraints enter
     differs between methods.
 
+    **Graph.** With ``affinity='boundary'`` (adjacency of touching superpixels weighted by
+    colour difference and edge strength, :func:`core.graph.affinity.boundary_affinity`) the
+    method receives its diffusion kernel ``(I + t L_sym)^-1`` at unit diagonal
+    (:func:`core.graph.affinity.diffusion_kernel`).
+    Kamvar et al. set single affinities to 1 or 0; on the sparse boundary graph such an
+    entry joins two nodes that need not touch, so it gets the fully connected diffusion
+    kernel, where every pair has an entry to set.
+    With ``affinity='gaussian'`` it receives the paper's Gaussian in position and colour.
+
+    **Rounding.** With ``rounding='constrained'`` (the default; our addition to the paper)
+    the labels are re-rounded from this method's embedding so that every consistent
+    constraint holds (:mod:`core.spectral.rounding`); ``rounding='paper'`` keeps the step
+    described above.
+
     References
     ----------
     S. Kamvar, D. Klein, C. Manning, Spectral learning, IJCAI 2003.

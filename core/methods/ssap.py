@@ -236,6 +236,20 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, variant="gaus
     dissimilarity``, shared by the violated links) and Method 2's gradient is averaged over
     them. Method 3 (boosting) is not offered.
 
+    **Graph.** With ``affinity='boundary'`` (adjacency of touching superpixels weighted by
+    colour difference and edge strength, :func:`core.graph.affinity.boundary_affinity`) the
+    method receives its diffusion kernel ``(I + t L_sym)^-1`` at unit diagonal
+    (:func:`core.graph.affinity.diffusion_kernel`).
+    ssap's similarities are ``2 log K_ij`` (Method 1), defined for every pair: it gets the
+    diffusion kernel, positive everywhere. Method 2 learns a metric on the node features and
+    uses no graph.
+    With ``affinity='gaussian'`` it receives the paper's Gaussian in position and colour.
+
+    **Rounding.** With ``rounding='constrained'`` (the default; our addition to the paper)
+    the labels are re-rounded from this method's embedding so that every consistent
+    constraint holds (:mod:`core.spectral.rounding`); ``rounding='paper'`` keeps the step
+    described above.
+
     References
     ----------
     B. Conroy, Y. T. Xi, Semi-supervised clustering using affinity propagation, 2009.

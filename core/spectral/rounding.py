@@ -65,6 +65,7 @@ class Resolution:
     apart: list = field(default_factory=list)
     honoured: list = field(default_factory=list)
     apart_stroke: list = field(default_factory=list)
+    direct: np.ndarray | None = None
 
     @property
     def n_groups(self) -> int:
@@ -157,6 +158,9 @@ def resolve(nc, neighbourhoods: bool = True) -> Resolution:
     for k, s in enumerate(nc.strokes):
         if ok[k]:
             touched[[s.a, s.b] if s.kind != "block" else list(s.nodes)] = True
+    direct = touched[:n].copy()
+    for k, s in enumerate(nc.strokes):
+        if ok[k]:
             if neighbourhoods and s.kind != "block":
                 for end in s.ends:
                     touched[list(end)] = True
@@ -170,7 +174,7 @@ def resolve(nc, neighbourhoods: bool = True) -> Resolution:
         if ok[k]:
             apart.append((int(group[g.find(x)]), int(group[g.find(y)])))
             apart_stroke.append(k)
-    return Resolution(group[:n], apart, ok, apart_stroke)
+    return Resolution(group[:n], apart, ok, apart_stroke, direct)
 
 
 def _best_colouring(cost: np.ndarray, apart: list, budget: int = 50_000):
@@ -319,7 +323,8 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
         res.honoured[k] = False
     res.apart = apart
     if graph is not None and prior_weight > 0:
-        seeds = np.flatnonzero(grouped)
+        import os
+        seeds = np.flatnonzero(res.direct if os.environ.get("SEGAPP_DIRECT") else grouped)
         onehot = np.zeros((len(E), n_clusters))
         onehot[np.arange(len(E)), labels] = 1.0
         labels = prior_walk(graph, seeds, labels[seeds], onehot, prior_weight)
