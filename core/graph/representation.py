@@ -93,6 +93,21 @@ class Representation:
         f = self.factor
         return np.unique(self.node_map[top // f:(bottom - 1) // f + 1, left // f:(right - 1) // f + 1])
 
+    def nodes_of_block(self, block) -> np.ndarray:
+        """The nodes with a pixel in ``block`` (a :class:`core.Block`: its rectangle, or the
+        pixels of its brush runs), sorted and unique."""
+        if block.runs is None:
+            return self.nodes_in_box(*block.box)
+        f = self.factor
+        rows = np.asarray(block.runs, np.int64)
+        w = self.node_map.shape[1]
+        # Working columns c0 // f .. (c1 - 1) // f of each run, gathered at once.
+        lo, hi = rows[:, 1] // f, (rows[:, 2] - 1) // f + 1
+        lengths = hi - lo
+        cols = np.repeat(lo - np.cumsum(np.r_[0, lengths[:-1]]), lengths) + np.arange(lengths.sum())
+        rr = np.repeat(rows[:, 0] // f, lengths)
+        return np.unique(self.node_map[rr, np.minimum(cols, w - 1)])
+
     @property
     def node_of_pixel(self) -> np.ndarray:
         """The node of every full-size pixel, shape (H, W), int32."""
