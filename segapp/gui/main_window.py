@@ -154,6 +154,12 @@ class MainWindow(QMainWindow):
         self.canvas.resize_brush(factor)
         self.status.setText(f"brush radius {self.canvas.brush_radius:.0f} image pixels")
 
+    def showEvent(self, ev):
+        super().showEvent(ev)
+        if not getattr(self, "_docks_sized", False):  # the eigenvectors get a quarter of the height
+            self._docks_sized = True
+            self.resizeDocks([self.eigen_dock], [max(150, self.height() // 4)], Qt.Vertical)
+
     def fit_to(self, rect) -> None:
         """Fit the window inside ``rect`` (a screen's available geometry): at most 90% of it
         when it opens, and never beyond it."""
