@@ -5,7 +5,8 @@ brush region) takes that label's slot (label L -> slot L - 1, the colour its blo
 in); every other segment takes the free slot it overlaps most in the previous result,
 matched by :func:`scipy.optimize.linear_sum_assignment` on an overlap table counted on a
 fixed grid of :data:`GRID` x :data:`GRID` image points, so the work per result is the same
-for a Berkeley image and a 12 MP photo (well under a millisecond).
+for a Berkeley image and a 12 MP photo (median 0.4 ms per result on a Berkeley-sized map,
+on the GUI thread; a few ms when a new node map first needs its node sizes).
 """
 
 from __future__ import annotations
