@@ -2,7 +2,13 @@
 
 A link is ``(r1, c1, r2, c2)`` or ``(r1, c1, r2, c2, weight)`` with integer (row, column)
 pixels and ``weight`` in (0, 1], the degree of belief (Wang & Davidson 2010, sec. 3.1).
-A :class:`Block` is a labelled rectangle; ``bottom``/``right`` are exclusive, like slices.
+A :class:`Block` is a labelled rectangle (``bottom``/``right`` exclusive, like slices) or a
+labelled free-form region painted with the brush: pixel runs ``(row, c0, c1)`` (``c1``
+exclusive) inside its bounding box. Every method gets both the same way.
+
+Items remember the order they were made in (:attr:`Constraints.order`): where constraints
+conflict, the constrained rounding lets the newest win. File format version 2 stores brush
+regions as runs and the order; version 1 files (rectangles only, order = kind order) are read.
 
 Every number is bounded where it enters: pixel coordinates are integers in
 [0, :data:`MAX_COORD`], block labels integers in [1, :data:`MAX_LABEL`], weights finite and in
@@ -24,7 +30,9 @@ import numpy as np
 from ._io import atomic_write_text
 from .errors import ConstraintError
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READ_VERSIONS = (1, 2)
+KINDS = ("must_link", "cannot_link", "blocks")
 MAX_COORD = 2**31 - 1        # pixel coordinates: far beyond any image segapp can load
 MAX_LABEL = 255              # block labels 1..255 (the GUI uses 1-9)
 MAX_DIGITS = 12              # integers in a constraint file
@@ -48,7 +56,7 @@ def _short(v) -> str:
 
 @dataclass(frozen=True)
 class Block:
-    """A rectangle of pixels that the user says belong to segment ``label``.
+    """Pixels that the user says belong to segment ``label``: a rectangle or a brush region.
 
     Parameters
     ----------
@@ -56,7 +64,10 @@ class Block:
         User label (1-9 in the GUI); blocks with the same label must-link, different labels
         cannot-link.
     top, left, bottom, right : int
-        Pixel bounds, ``bottom`` and ``right`` exclusive.
+        Pixel bounds, ``bottom`` and ``right`` exclusive (a brush region's bounding box).
+    runs : tuple of (row, c0, c1), optional
+        A brush region: the pixels ``row, c0 <= column < c1`` of each run, inside the box.
+        ``None``: the whole rectangle. Build one with :meth:`from_mask` or :meth:`from_runs`.
     """
 
     label: int
@@ -64,6 +75,7 @@ class Block:
     left: int
     bottom: int
     right: int
+    runs: tuple | None = None
 
     def __post_init__(self):
         for name in ("label", "top", "left", "bottom", "right"):
@@ -77,10 +89,92 @@ class Block:
                 f"block box [{self.top}, {self.left}, {self.bottom}, {self.right}] is empty: "
                 "bottom must exceed top and right must exceed left"
             )
+        if self.runs is not None:
+            object.__setattr__(self, "runs", self._check_runs(self.runs))
+
+    def _check_runs(self, runs) -> tuple:
+        try:
+            a = np.asarray(runs)
+        except (ValueError, TypeError):
+            a = np.zeros((0,))
+        if a.ndim != 2 or a.shape[1] != 3 or len(a) == 0:
+            raise ConstraintError("block runs must be a non-empty list of [row, c0, c1]")
+        if a.dtype.kind not in "iu":
+            raise ConstraintError("block runs must hold integers [row, c0, c1]")
+        r, c0, c1 = a.T
+        if (c1 <= c0).any():
+            raise ConstraintError("a block run [row, c0, c1] is empty: c1 must exceed c0")
+        if (r < self.top).any() or (r >= self.bottom).any() or (c0 < self.left).any() or (c1 > self.right).any():
+            raise ConstraintError(f"a block run lies outside its box [{self.top}, {self.left}, "
+                                  f"{self.bottom}, {self.right}]")
+        return tuple(map(tuple, a.astype(np.int64).tolist()))
+
+    @classmethod
+    def from_runs(cls, label: int, runs) -> "Block":
+        """A brush region from its runs ``(row, c0, c1)``; the box is their bounds."""
+        a = np.asarray(runs)
+        if a.ndim != 2 or a.shape[1] != 3 or len(a) == 0:
+            raise ConstraintError("block runs must be a non-empty list of [row, c0, c1]")
+        if a.dtype.kind not in "iu":
+            raise ConstraintError("block runs must hold integers [row, c0, c1]")
+        return cls(label, int(a[:, 0].min()), int(a[:, 1].min()), int(a[:, 0].max()) + 1, int(a[:, 2].max()), a)
+
+    @classmethod
+    def from_mask(cls, label: int, mask: np.ndarray, top: int = 0, left: int = 0) -> "Block":
+        """A brush region from a boolean mask whose pixel (0, 0) is image pixel (top, left).
+
+        Parameters
+        ----------
+        label : int
+        mask : ndarray, shape (h, w), bool
+        top, left : int
+        """
+        m = np.asarray(mask, bool)
+        if m.ndim != 2 or not m.any():
+            raise ConstraintError("a brush region needs a 2-D mask with at least one pixel")
+        pad = np.zeros((m.shape[0], m.shape[1] + 2), np.int8)
+        pad[:, 1:-1] = m
+        d = np.diff(pad, axis=1)
+        rows, starts = np.nonzero(d == 1)
+        _, ends = np.nonzero(d == -1)
+        return cls.from_runs(label, np.stack([rows + top, starts + left, ends + left], 1))
 
     @property
     def box(self) -> tuple[int, int, int, int]:
         return (self.top, self.left, self.bottom, self.right)
+
+    @property
+    def is_region(self) -> bool:
+        """Painted with the brush (runs), not a rectangle."""
+        return self.runs is not None
+
+    def mask(self) -> np.ndarray:
+        """The block's pixels inside its box, shape (bottom - top, right - left), bool."""
+        m = np.zeros((self.bottom - self.top, self.right - self.left), bool)
+        if self.runs is None:
+            m[:] = True
+            return m
+        for r, c0, c1 in self.runs:
+            m[r - self.top, c0 - self.left:c1 - self.left] = True
+        return m
+
+    @property
+    def n_pixels(self) -> int:
+        if self.runs is None:
+            return (self.bottom - self.top) * (self.right - self.left)
+        return int(sum(c1 - c0 for _, c0, c1 in self.runs))
+
+    def contains(self, r: float, c: float) -> bool:
+        """Whether pixel (r, c) (floats floored) belongs to the block."""
+        r, c = int(np.floor(r)), int(np.floor(c))
+        if not (self.top <= r < self.bottom and self.left <= c < self.right):
+            return False
+        return self.runs is None or any(rr == r and c0 <= c < c1 for rr, c0, c1 in self.runs)
+
+    def to_dict(self) -> dict:
+        if self.runs is None:
+            return {"label": self.label, "box": list(self.box)}
+        return {"label": self.label, "runs": [list(x) for x in self.runs]}
 
 
 def _items(seq, name: str):
@@ -111,20 +205,25 @@ def _link(item, kind: str, index: int) -> tuple:
 
 
 class Constraints:
-    """Must-links, cannot-links and labelled blocks on one image.
+    """Must-links, cannot-links and labelled blocks (rectangles or brush regions) on one image.
 
     Parameters
     ----------
     must_link, cannot_link : sequence of (r1, c1, r2, c2[, weight])
     blocks : sequence of Block
+    order : dict of str to sequence of int, optional
+        The order the items were made in: for each kind (``'must_link'``, ``'cannot_link'``,
+        ``'blocks'``) one distinct sequence number per item, smaller = older. Default: all
+        must-links, then cannot-links, then blocks, each in list order.
 
     Notes
     -----
-    Links are stored with an explicit weight (default 1). The object is immutable in spirit:
-    the GUI builds a new one for each edit.
+    Links are stored with an explicit weight (default 1); ``order`` is stored as ranks
+    0..n-1. The object is immutable in spirit: the GUI builds a new one for each edit.
     """
 
-    def __init__(self, must_link: Iterable = (), cannot_link: Iterable = (), blocks: Iterable = ()):
+    def __init__(self, must_link: Iterable = (), cannot_link: Iterable = (), blocks: Iterable = (),
+                 order: dict | None = None):
         self.must_link = tuple(_link(x, "must-link", i) for i, x in enumerate(_items(must_link, "must_link")))
         self.cannot_link = tuple(_link(x, "cannot-link", i) for i, x in enumerate(_items(cannot_link, "cannot_link")))
         bl = []
@@ -133,6 +232,34 @@ class Constraints:
                 raise ConstraintError(f"block #{i} must be a core.Block, got {type(b).__name__}")
             bl.append(b)
         self.blocks = tuple(bl)
+        self.order = self._ranks(order)
+
+    def _ranks(self, order) -> dict:
+        sizes = {k: len(getattr(self, k)) for k in KINDS}
+        if order is None:
+            seq = np.arange(sum(sizes.values()))
+        else:
+            if not isinstance(order, dict) or set(order) - set(KINDS):
+                raise ConstraintError(f"order must map kinds ({', '.join(KINDS)}) to lists of sequence numbers")
+            parts = []
+            for k in KINDS:
+                v = list(_items(order.get(k, ()), f"order of {k}"))
+                if len(v) != sizes[k]:
+                    raise ConstraintError(f"order of {k} has {len(v)} sequence numbers for {sizes[k]} items")
+                parts += [_check_int(x, f"order of {k}: sequence number", 0, MAX_COORD) for x in v]
+            if len(set(parts)) != len(parts):
+                raise ConstraintError("order: every item needs its own sequence number")
+            seq = np.argsort(np.argsort(np.asarray(parts, np.int64), kind="stable"), kind="stable")
+        out, at = {}, 0
+        for k in KINDS:
+            out[k] = tuple(int(x) for x in seq[at:at + sizes[k]])
+            at += sizes[k]
+        return out
+
+    def sequence(self) -> list[tuple[str, int]]:
+        """Every item as ``(kind, index)``, oldest first."""
+        items = [(r, k, i) for k in KINDS for i, r in enumerate(self.order[k])]
+        return [(k, i) for _r, k, i in sorted(items)]
 
     # -- basic protocol -------------------------------------------------------------
     def __len__(self) -> int:
@@ -141,13 +268,14 @@ class Constraints:
     def __bool__(self) -> bool:
         return len(self) > 0
 
+    def _key(self):
+        return (self.must_link, self.cannot_link, self.blocks, tuple(self.order[k] for k in KINDS))
+
     def __eq__(self, other) -> bool:
-        return isinstance(other, Constraints) and (
-            self.must_link, self.cannot_link, self.blocks
-        ) == (other.must_link, other.cannot_link, other.blocks)
+        return isinstance(other, Constraints) and self._key() == other._key()
 
     def __hash__(self):
-        return hash((self.must_link, self.cannot_link, self.blocks))
+        return hash(self._key())
 
     def __repr__(self) -> str:
         return (f"Constraints(must_link={len(self.must_link)}, cannot_link={len(self.cannot_link)}, "
@@ -162,7 +290,8 @@ class Constraints:
             "version": FORMAT_VERSION,
             "must_link": enc(self.must_link),
             "cannot_link": enc(self.cannot_link),
-            "blocks": [{"label": b.label, "box": list(b.box)} for b in self.blocks],
+            "blocks": [b.to_dict() for b in self.blocks],
+            "order": {k: list(v) for k, v in self.order.items()},
         }
 
     def to_json(self, path: str | os.PathLike | None = None) -> str:
@@ -174,30 +303,26 @@ class Constraints:
 
     @classmethod
     def from_dict(cls, data) -> "Constraints":
+        """From the dict of a constraint file, version 1 (rectangles) or 2 (also brush regions
+        as ``"runs"`` and the creation ``"order"``)."""
         if not isinstance(data, dict):
             raise ConstraintError("constraint file must hold a JSON object with keys version, must_link, cannot_link, blocks")
-        allowed = {"version", "must_link", "cannot_link", "blocks"}
+        version = data.get("version", FORMAT_VERSION)
+        if isinstance(version, bool) or version not in READ_VERSIONS:
+            raise ConstraintError(f"constraint file version {_short(version)} is not supported "
+                                  f"(expected one of {', '.join(map(str, READ_VERSIONS))})")
+        allowed = {"version", "must_link", "cannot_link", "blocks"} | ({"order"} if version >= 2 else set())
         extra = sorted(set(data) - allowed)
         if extra:
             raise ConstraintError(f"unknown key {extra[0]!r} in constraint file; valid keys: {', '.join(sorted(allowed))}")
-        version = data.get("version", FORMAT_VERSION)
-        if isinstance(version, bool) or version != FORMAT_VERSION:
-            raise ConstraintError(f"constraint file version {_short(version)} is not supported (expected {FORMAT_VERSION})")
         for key in ("must_link", "cannot_link", "blocks"):
             if key in data and not isinstance(data[key], list):
                 raise ConstraintError(f"{key!r} must be a list")
-        blocks = []
-        for i, b in enumerate(data.get("blocks", [])):
-            if not isinstance(b, dict) or "label" not in b or "box" not in b:
-                raise ConstraintError(f"block #{i} must be an object {{\"label\": int, \"box\": [top, left, bottom, right]}}")
-            extra = sorted(set(b) - {"label", "box"})
-            if extra:
-                raise ConstraintError(f"block #{i} has an unknown key {_short(extra[0])}; valid keys: box, label")
-            box = b["box"]
-            if not isinstance(box, list) or len(box) != 4:
-                raise ConstraintError(f"block #{i} box must be [top, left, bottom, right]")
-            blocks.append(Block(b["label"], *box))
-        return cls(data.get("must_link", []), data.get("cannot_link", []), blocks)
+        blocks = [_block_from_dict(b, i, version) for i, b in enumerate(data.get("blocks", []))]
+        order = data.get("order")
+        if order is not None and not isinstance(order, dict):
+            raise ConstraintError("'order' must be an object {kind: [sequence numbers]}")
+        return cls(data.get("must_link", []), data.get("cannot_link", []), blocks, order=order)
 
     @classmethod
     def from_json(cls, path_or_text: str | os.PathLike) -> "Constraints":
@@ -269,7 +394,7 @@ class Constraints:
         # Links touching a block join the block's label group.
         def group(r, c):
             for b in self.blocks:
-                if b.top <= r < b.bottom and b.left <= c < b.right:
+                if b.contains(r, c):
                     union((r, c), ("label", b.label))
             return find((r, c))
 
@@ -283,9 +408,47 @@ class Constraints:
                 )
         for i, a in enumerate(self.blocks):
             for b in self.blocks[i + 1:]:
-                if a.label != b.label and a.top < b.bottom and b.top < a.bottom and a.left < b.right and b.left < a.right:
+                if a.label != b.label and _overlap(a, b):
                     out.append(f"blocks with labels {a.label} and {b.label} overlap")
         return out
+
+
+def _overlap(a: Block, b: Block) -> bool:
+    """Whether two blocks share a pixel."""
+    top, left = max(a.top, b.top), max(a.left, b.left)
+    bottom, right = min(a.bottom, b.bottom), min(a.right, b.right)
+    if top >= bottom or left >= right:
+        return False
+    if a.runs is None and b.runs is None:
+        return True
+    ma = a.mask()[top - a.top:bottom - a.top, left - a.left:right - a.left]
+    mb = b.mask()[top - b.top:bottom - b.top, left - b.left:right - b.left]
+    return bool((ma & mb).any())
+
+
+def _block_from_dict(b, i: int, version: int) -> Block:
+    shape = "{\"label\": int, \"box\": [top, left, bottom, right]}"
+    if version >= 2:
+        shape += " or {\"label\": int, \"runs\": [[row, c0, c1], ...]}"
+    if not isinstance(b, dict) or "label" not in b or ("box" in b) == ("runs" in b and version >= 2):
+        raise ConstraintError(f"block #{i} must be an object {shape}")
+    valid = {"label", "box"} | ({"runs"} if version >= 2 else set())
+    extra = sorted(set(b) - valid)
+    if extra:
+        raise ConstraintError(f"block #{i} has an unknown key {_short(extra[0])}; valid keys: {', '.join(sorted(valid))}")
+    if "runs" in b:
+        runs = b["runs"]
+        if not isinstance(runs, list) or not runs or not all(isinstance(x, list) and len(x) == 3 for x in runs):
+            raise ConstraintError(f"block #{i} runs must be a non-empty list of [row, c0, c1]")
+        cells = [_check_int(v, f"block #{i} run", 0, MAX_COORD) for x in runs for v in x]
+        try:
+            return Block.from_runs(b["label"], np.asarray(cells, np.int64).reshape(-1, 3))
+        except ConstraintError as e:
+            raise ConstraintError(f"block #{i}: {e}") from None
+    box = b["box"]
+    if not isinstance(box, list) or len(box) != 4:
+        raise ConstraintError(f"block #{i} box must be [top, left, bottom, right]")
+    return Block(b["label"], *box)
 
 
 def _looks_like_json(s: str) -> bool:

@@ -181,4 +181,4 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
     return Segmentation(node_labels, res.embedding, np.asarray(res.eigenvalues, float), used,
                         time.perf_counter() - t0, rep.n_nodes, method, caught, rep, res.info,
                         honoured(constraints, lambda r, c: node_labels[rep.node_at(r, c)],
-                                 lambda box: node_labels[rep.nodes_in_box(*box)]))
+                                 lambda block: node_labels[rep.nodes_of_block(block)]))

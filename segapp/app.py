@@ -71,6 +71,8 @@ def run(args) -> int:
         controller.open_image(args.image or str(DEMO_IMAGE), then)
     if args.berkeley:
         win.open_berkeley(args.berkeley)
+    if getattr(args, "size", None):
+        win.resize(*args.size)
     win.show()
     if not args.screenshot:
         return app.exec()

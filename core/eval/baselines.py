@@ -135,7 +135,7 @@ def graph_ceiling_segmenter(image, cons: Constraints, target: np.ndarray, n_segm
             if target[r, c] != DONT_CARE:
                 seeds[rep.node_at(r, c)] = int(target[r, c])
     for b in cons.blocks:
-        for node in rep.nodes_in_box(b.top, b.left, b.bottom, b.right):
+        for node in rep.nodes_of_block(b):
             seeds[int(node)] = b.label - 1
     if not seeds:
         return np.zeros(rep.shape, np.int32)

@@ -97,7 +97,7 @@ def mean_iou(seg, gt, ignore=None) -> float:
     return float(per.mean())
 
 
-def honoured(constraints, label_at, box_labels) -> dict:
+def honoured(constraints, label_at, block_labels) -> dict:
     """Which of the user's constraints a segmentation honours.
 
     A must-link holds when its two endpoints share a segment, a cannot-link when they do
@@ -109,8 +109,8 @@ def honoured(constraints, label_at, box_labels) -> dict:
     constraints : core.Constraints
     label_at : callable (row, col) -> int
         The segment of a pixel.
-    box_labels : callable ((top, left, bottom, right),) -> ndarray
-        The segments of the pixels of a box.
+    block_labels : callable (core.Block,) -> ndarray
+        The segments of the pixels of a block (a rectangle or a brush region).
 
     Returns
     -------
@@ -120,7 +120,7 @@ def honoured(constraints, label_at, box_labels) -> dict:
     cl = np.array([label_at(r1, c1) != label_at(r2, c2) for r1, c1, r2, c2, _ in constraints.cannot_link], bool)
     seg = []
     for b in constraints.blocks:
-        s = np.unique(box_labels(b.box))
+        s = np.unique(block_labels(b))
         seg.append(int(s[0]) if len(s) == 1 else -1)
     ok = []
     for i, b in enumerate(constraints.blocks):
@@ -133,4 +133,4 @@ def honoured(constraints, label_at, box_labels) -> dict:
 def pixel_honoured(constraints, labels: np.ndarray) -> dict:
     """:func:`honoured` for a label image ``labels`` of shape (H, W)."""
     return honoured(constraints, lambda r, c: int(labels[r, c]),
-                    lambda box: labels[box[0]:box[2], box[1]:box[3]])
+                    lambda b: labels[b.top:b.bottom, b.left:b.right][b.mask()])

@@ -14,7 +14,7 @@ The rule (documented in the README):
 * A must-link whose ends fall in one node is already satisfied and dropped. A cannot-link
   whose ends fall in one node cannot be honoured: it is dropped with a
   :class:`ContradictoryConstraintsWarning`.
-* A block labels every node that has a pixel inside it. A node touched by blocks of two
+* A block (a rectangle or a brush region) labels every node that has a pixel inside it. A node touched by blocks of two
   labels is left unlabelled, with a warning. Labelled nodes give pairs: same label ->
   must-link, different labels -> cannot-link. When there are more than ``max_pairs``, a
   chain through each label's nodes is kept (so must-link closure is intact), and the rest
@@ -99,7 +99,8 @@ class NodeConstraints:
     cannot_group : ndarray, shape (q,), int
         The stroke (or pair of block labels) each cannot-link pair came from.
     strokes : list of Stroke
-        The user's constraints in the order they were given (oldest first).
+        The user's constraints in the order they were made (``Constraints.order``, oldest
+        first).
     """
 
     n_nodes: int
@@ -239,7 +240,7 @@ def map_constraints(constraints: Constraints | None, rep: Representation, *, str
         index = {v: k for k, v in enumerate(label_values)}
         conflict = np.zeros(n, bool)
         for i, b in enumerate(constraints.blocks):
-            nodes = rep.nodes_in_box(b.top, b.left, b.bottom, b.right)
+            nodes = rep.nodes_of_block(b)
             k = index[b.label]
             strokes.append(Stroke("block", i, nodes=tuple(nodes.tolist()), label=k))
             clash = (labels[nodes] >= 0) & (labels[nodes] != k)
@@ -257,6 +258,9 @@ def map_constraints(constraints: Constraints | None, rep: Representation, *, str
         if len(bc):  # one group per pair of block labels
             la, lb = np.sort(np.stack([labels[bc[:, 0]], labels[bc[:, 1]]], 1), axis=1).T
             cgroup.extend((len(constraints.cannot_link) + la * (int(labels.max()) + 1) + lb).tolist())
+    if constraints is not None:  # oldest first, in the order the user made them
+        kind_of = {"must": "must_link", "cannot": "cannot_link", "block": "blocks"}
+        strokes.sort(key=lambda s: constraints.order[kind_of[s.kind]][s.index])
     m, mw = _dedupe(_pairs(must), np.asarray(must_w, float))
     c, cw, cg = _dedupe(_pairs(cannot), np.asarray(cannot_w, float), np.asarray(cgroup, np.int64))
     link_m = _indices_of(m, _pairs(must[:n_link_m]))

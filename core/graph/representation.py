@@ -93,6 +93,10 @@ class Representation:
         f = self.factor
         return np.unique(self.node_map[top // f:(bottom - 1) // f + 1, left // f:(right - 1) // f + 1])
 
+    def nodes_of_block(self, block) -> np.ndarray:
+        """The nodes with a pixel in ``block`` (see :func:`block_nodes`)."""
+        return block_nodes(self.node_map, self.factor, block)
+
     @property
     def node_of_pixel(self) -> np.ndarray:
         """The node of every full-size pixel, shape (H, W), int32."""
@@ -199,3 +203,32 @@ def build_representation(image: np.ndarray, representation: str, max_nodes: int,
         while len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)
     return rep
+
+
+def block_nodes(node_map: np.ndarray, factor: int, block) -> np.ndarray:
+    """The nodes with a pixel in ``block``: its rectangle, or the pixels of its brush runs.
+
+    Parameters
+    ----------
+    node_map : ndarray, shape (h, w), int
+        The node of every working pixel; working pixel (i, j) covers full-image pixels
+        ``[i f, (i + 1) f) x [j f, (j + 1) f)``.
+    factor : int
+        ``f``.
+    block : core.Block
+
+    Returns
+    -------
+    ndarray, shape (m,), sorted and unique
+    """
+    f = factor
+    if block.runs is None:
+        top, left, bottom, right = block.box
+        return np.unique(node_map[top // f:(bottom - 1) // f + 1, left // f:(right - 1) // f + 1])
+    runs = np.asarray(block.runs, np.int64)
+    lo, hi = runs[:, 1] // f, (runs[:, 2] - 1) // f + 1
+    lengths = hi - lo
+    # the working columns lo .. hi - 1 of every run, gathered at once
+    cols = np.repeat(lo - np.cumsum(np.r_[0, lengths[:-1]]), lengths) + np.arange(lengths.sum())
+    rows = np.repeat(runs[:, 0] // f, lengths)
+    return np.unique(node_map[rows, np.minimum(cols, node_map.shape[1] - 1)])

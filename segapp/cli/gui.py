@@ -19,8 +19,23 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--berkeley", metavar="FOLDER", help="open a BSDS500-layout folder in the browser")
     p.add_argument("--screenshot", metavar="OUT.png",
                    help="open, segment, save a picture of the window and exit (works offscreen)")
+    p.add_argument("--size", metavar="WxH", type=window_size,
+                   help="with --screenshot: the window's size, e.g. 1366x768 (as if maximised on such a screen)")
     add_max_pixels(p)
     return p
+
+
+def window_size(text: str) -> tuple[int, int]:
+    """``"1366x768"`` -> (1366, 768)."""
+    import argparse
+
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"size must be WIDTHxHEIGHT, e.g. 1366x768, got {text!r}") from None
+    if not (320 <= w <= 10000 and 240 <= h <= 10000):
+        raise argparse.ArgumentTypeError(f"size {w}x{h} is outside 320x240 .. 10000x10000")
+    return w, h
 
 
 def no_display() -> bool:

@@ -1,6 +1,6 @@
 """The image canvas: image, segmentation overlay, ground truth, constraints; drawing tools.
 
-The canvas turns mouse gestures into typed edits (:mod:`segapp.gui.edits`) in full-image
+The canvas turns mouse gestures (two-point links, block rectangles, brush strokes) into typed edits (:mod:`segapp.gui.edits`) in full-image
 pixel coordinates, hit-tests erase clicks itself, and paints results at working resolution
 through the node map, stretched over the image (a 12 MP photo paints about 0.5 MP).
 """
@@ -12,11 +12,15 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem
 
+import core
+
 from . import paint
 from .constraint_layer import ConstraintLayer
-from .edits import BlockEdit, EraseEdit, LinkEdit
+from .brush import stroke_mask
+from .colours import label_rgb
+from .edits import BlockEdit, EraseEdit, LinkEdit, RegionEdit
 
-MUST, CANNOT, BLOCK, ERASE = "must", "cannot", "block", "erase"
+MUST, CANNOT, BLOCK, BRUSH, ERASE = "must", "cannot", "block", "brush", "erase"
 ERASE_TOLERANCE_PX = 6  # screen pixels between a click and the link it erases
 
 
@@ -25,6 +29,8 @@ class DrawViewBox(pg.ViewBox):
 
     dragged = Signal(str, int, int, int, int)  # tool, r1, c1, r2, c2 (may lie outside the image)
     clicked = Signal(float, float)  # x, y in view (image) coordinates
+    painted = Signal(object)  # brush stroke: (m, 2) array of (row, col) points in image coordinates
+    brushWheel = Signal(int)  # Ctrl + wheel with the brush: +1 larger, -1 smaller
 
     def __init__(self):
         super().__init__(invertY=True, lockAspect=True)
@@ -34,6 +40,12 @@ class DrawViewBox(pg.ViewBox):
         self._rubber = pg.PlotDataItem(pen=pg.mkPen((255, 255, 255), width=2, style=Qt.DashLine))
         self.addItem(self._rubber, ignoreBounds=True)
         self._rubber.setZValue(100)
+        self.brush_radius = 6.0  # image pixels
+        self.brush_color = (255, 0, 200)
+        self._trail = []  # (row, col) of the brush stroke being painted
+        self._trail_item = pg.PlotDataItem()
+        self.addItem(self._trail_item, ignoreBounds=True)
+        self._trail_item.setZValue(99)
 
     def _rc(self, ev_pos):
         p = self.mapSceneToView(ev_pos)
@@ -48,6 +60,8 @@ class DrawViewBox(pg.ViewBox):
                 return
             return super().mouseDragEvent(ev, axis)
         ev.accept()
+        if self.tool == BRUSH:
+            return self._brush_drag(ev)
         if ev.isStart():
             self._start = self._rc(ev.buttonDownScenePos())
         if self._start is None:
@@ -60,6 +74,31 @@ class DrawViewBox(pg.ViewBox):
             self._start = None
             if np.hypot(r2 - r1, c2 - c1) >= 2:
                 self.dragged.emit(self.tool, r1, c1, r2, c2)
+
+    def _brush_drag(self, ev) -> None:
+        if ev.isStart():
+            p = self.mapSceneToView(ev.buttonDownScenePos())
+            self._trail = [(p.y(), p.x())]
+            pen = pg.mkPen((*self.brush_color, 150), width=2 * self.brush_radius)
+            pen.setCosmetic(False)  # the stroke is as wide as the brush in image pixels
+            pen.setCapStyle(Qt.RoundCap)
+            pen.setJoinStyle(Qt.RoundJoin)
+            self._trail_item.setPen(pen)
+        p = self.mapSceneToView(ev.scenePos())
+        self._trail.append((p.y(), p.x()))
+        t = np.asarray(self._trail)
+        self._trail_item.setData(t[:, 1], t[:, 0])
+        if ev.isFinish():
+            self._trail_item.setData([], [])
+            self._trail = []
+            self.painted.emit(t)
+
+    def wheelEvent(self, ev, axis=None):
+        if self.tool == BRUSH and ev.modifiers() & Qt.ControlModifier:
+            ev.accept()
+            self.brushWheel.emit(1 if ev.delta() > 0 else -1)
+            return
+        super().wheelEvent(ev, axis)
 
     def mouseClickEvent(self, ev):
         if ev.button() == Qt.LeftButton and self.tool == ERASE:
@@ -92,13 +131,36 @@ class Canvas(pg.GraphicsLayoutWidget):
             it.setZValue(z)
         self.layer = ConstraintLayer(self.view)
         self.block_label = 1
+        self.view.brush_color = label_rgb(1)
         self.opacity = 0.45
         self.boundaries_only = False
         self.shape = None
         self._labels = None  # working-resolution segment image of the shown result
+        self._colors = None  # (K, 3) uint8 colours of its segments
         self._rect = None
         self.view.dragged.connect(self._on_drag)
         self.view.clicked.connect(self._on_click)
+        self.view.painted.connect(self._on_paint)
+        self.view.brushWheel.connect(lambda step: self.resize_brush(1.25 ** step))
+
+    # -- brush --------------------------------------------------------------------------
+    @property
+    def brush_radius(self) -> float:
+        return self.view.brush_radius
+
+    def resize_brush(self, factor: float) -> None:
+        """Scale the brush radius (1 to 200 image pixels)."""
+        self.view.brush_radius = float(np.clip(self.view.brush_radius * factor, 1.0, 200.0))
+
+    def set_label(self, k: int) -> None:
+        """The label new blocks and brush strokes get (1-9)."""
+        self.block_label = k
+        self.view.brush_color = label_rgb(k)
+
+    def zoom_to_fit(self) -> None:
+        """Show the whole image."""
+        if self.shape is not None:
+            self.view.autoRange(padding=0.01)
 
     # -- what is shown ------------------------------------------------------------------
     def set_image(self, display: np.ndarray) -> None:
@@ -111,9 +173,12 @@ class Canvas(pg.GraphicsLayoutWidget):
         self._labels = None
         self.view.autoRange(padding=0.01)
 
-    def show_result(self, result) -> None:
-        """Paint a result through its node map at working resolution; dash what it breaks."""
+    def show_result(self, result, info=None) -> None:
+        """Paint a result through its node map at working resolution, in the colours of
+        ``info`` (a :class:`~.colours.SegmentInfo`; default the palette in segment order);
+        dash what it breaks."""
         nm = result.node_map
+        self._colors = None if info is None else info.rgb
         self._labels = paint.working_labels(result.node_labels, nm.node_map)
         h, w = nm.extent
         self._rect = QRectF(0, 0, w, h)
@@ -124,7 +189,7 @@ class Canvas(pg.GraphicsLayoutWidget):
         if self._labels is None:
             self.overlay_item.clear()
             return
-        self.overlay_item.setImage(paint.overlay_rgba(self._labels, self.opacity, self.boundaries_only),
+        self.overlay_item.setImage(paint.overlay_rgba(self._labels, self.opacity, self.boundaries_only, self._colors),
                                    levels=None, autoLevels=False)
         self.overlay_item.setRect(self._rect)
 
@@ -151,6 +216,14 @@ class Canvas(pg.GraphicsLayoutWidget):
             self.edited.emit(BlockEdit(self.block_label, top, left, bottom + 1, right + 1))
         elif tool in (MUST, CANNOT):
             self.edited.emit(LinkEdit("must_link" if tool == MUST else "cannot_link", r1, c1, r2, c2))
+
+    def _on_paint(self, points) -> None:
+        if self.shape is None:
+            return
+        painted = stroke_mask(points, self.view.brush_radius, self.shape)
+        if painted is not None:
+            mask, top, left = painted
+            self.edited.emit(RegionEdit(core.Block.from_mask(self.block_label, mask, top, left)))
 
     def _on_click(self, x, y) -> None:
         tol = ERASE_TOLERANCE_PX * max(self.view.viewPixelSize())

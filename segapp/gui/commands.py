@@ -1,4 +1,5 @@
-"""Undo commands: each holds only what changed (one item and its place, or both whole sets)."""
+"""Undo commands: each holds only what changed (one item, its place and its creation sequence
+number, or both whole sets). A brush stroke is one block item: one undo step."""
 
 from __future__ import annotations
 
@@ -11,12 +12,14 @@ class AddItem(QUndoCommand):
     """One link or block added at the end of its list."""
 
     def __init__(self, model, kind, item):
-        super().__init__(f"add {NAMES[kind]}")
+        region = kind == "blocks" and item.is_region
+        super().__init__("paint region" if region else f"add {NAMES[kind]}")
         self.model, self.kind, self.item = model, kind, item
         self.index = len(model.items(kind))
+        self.seq = model.take_seq()
 
     def redo(self):
-        self.model._insert(self.kind, self.index, self.item)
+        self.model._insert(self.kind, self.index, self.item, self.seq)
 
     def undo(self):
         self.model._remove_at(self.kind, self.index)
@@ -29,12 +32,13 @@ class RemoveItem(QUndoCommand):
         super().__init__(f"erase {NAMES[kind]}")
         self.model, self.kind, self.index = model, kind, index
         self.item = model.items(kind)[index]
+        self.seq = model.snapshot()["order"][kind][index]
 
     def redo(self):
         self.model._remove_at(self.kind, self.index)
 
     def undo(self):
-        self.model._insert(self.kind, self.index, self.item)
+        self.model._insert(self.kind, self.index, self.item, self.seq)
 
 
 class ReplaceAll(QUndoCommand):

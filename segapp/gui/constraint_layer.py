@@ -18,8 +18,7 @@ from PySide6.QtCore import QObject, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem
 
-from core import render
-
+from .colours import label_rgb
 from .edits import LINK_KINDS
 from .link_raster import LinkRaster
 
@@ -148,29 +147,38 @@ class _Links:
 
 
 class _BlockMark:
-    """One block: a tinted rectangle with its label; dashed when not honoured."""
+    """One block: a tinted rectangle or brush region with its label; dashed when not honoured."""
 
     def __init__(self, block):
         self.block, self.bad, self.items = block, False, None
 
     def rebuild(self, view) -> None:
         b = self.block
-        col = tuple(int(v) for v in render.palette(b.label + 1)[b.label])
+        col = label_rgb(b.label)
         if self.items is None:
-            rect = QGraphicsRectItem(QRectF(b.left, b.top, b.right - b.left, b.bottom - b.top))
-            rect.setBrush(pg.mkBrush(*col, 70))
-            rect.setZValue(8)
-            txt = pg.TextItem(str(b.label), color=(255, 255, 255), fill=pg.mkBrush(*col, 220), anchor=(0, 1))
+            shape = QGraphicsPathItem(_outline(b)) if b.is_region else \
+                QGraphicsRectItem(QRectF(b.left, b.top, b.right - b.left, b.bottom - b.top))
+            shape.setBrush(pg.mkBrush(*col, 110 if b.is_region else 70))
+            shape.setZValue(8)
+            txt = pg.TextItem(str(b.label), color=(0, 0, 0), fill=pg.mkBrush(*col, 230), anchor=(0, 1))
             txt.setPos(QPointF(b.left, b.top))
             txt.setZValue(9)
-            for it in (rect, txt):
+            for it in (shape, txt):
                 view.addItem(it, ignoreBounds=True)
-            self.items = (rect, txt)
+            self.items = (shape, txt)
         self.items[0].setPen(_pen(col, 2, dashed=self.bad))
 
     def remove(self, view) -> None:
         for it in self.items or ():
             view.removeItem(it)
+
+
+def _outline(block) -> QPainterPath:
+    """The outline of a brush region: the union of its runs (pixel edges)."""
+    path = QPainterPath()
+    for r, c0, c1 in block.runs:
+        path.addRect(QRectF(c0, r, c1 - c0, 1))
+    return path.simplified()
 
 
 class ConstraintLayer(QObject):
@@ -265,8 +273,7 @@ class ConstraintLayer(QObject):
                 best, best_d = (kind, i), d[i]
         if best is None:
             for i in range(len(self.blocks) - 1, -1, -1):
-                b = self.blocks[i].block
-                if b.left <= x < b.right and b.top <= y < b.bottom:
+                if self.blocks[i].block.contains(y, x):
                     return ("blocks", i)
         return best
 

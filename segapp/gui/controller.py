@@ -68,7 +68,7 @@ class Controller(QObject):
             return
         s = m.snapshot()
         self.runner.request(m.image_token, s["must_link"], s["cannot_link"], s["blocks"], m.method,
-                            m.n_segments, m.params)
+                            m.n_segments, m.params, order=s["order"])
 
     def _on_image(self) -> None:
         m = self.model

@@ -31,6 +31,13 @@ class BlockEdit:
 
 
 @dataclass(frozen=True)
+class RegionEdit:
+    """A region painted with the brush: a :class:`core.Block` with pixel runs."""
+
+    block: object
+
+
+@dataclass(frozen=True)
 class EraseEdit:
     """Erase item ``index`` of ``kind`` (``'must_link'``, ``'cannot_link'`` or ``'blocks'``)."""
 

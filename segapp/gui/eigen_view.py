@@ -1,4 +1,4 @@
-"""The leading eigenvectors as small diverging-colour images, eigenvalues in a small plot.
+"""The leading eigenvectors as diverging-colour images in a row, eigenvalues in a plot beside them.
 
 Painted per node through a thinned node map (at most :data:`THUMB` pixels a side), so a
 12 MP photo costs what a Berkeley image does.
@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 from .paint import eigenvector_rgba
 
@@ -16,15 +17,17 @@ THUMB = 240
 
 
 class EigenView(QWidget):
+    """Thumbnails of the leading eigenvectors in a row, the eigenvalue plot beside them."""
+
     def __init__(self, n_show=4):
         super().__init__()
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        self.title = QLabel("Leading eigenvectors (blue < 0 < red)")
-        lay.addWidget(self.title)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(2, 2, 2, 2)
         self.glw = pg.GraphicsLayoutWidget()
-        self.glw.setMinimumHeight(150)
-        lay.addWidget(self.glw, 3)
+        self.glw.setMinimumHeight(110)
+        self.glw.setToolTip("The leading eigenvectors on the image, blue < 0 < red: the cut "
+                            "between segments follows where they change sign or jump.")
+        lay.addWidget(self.glw, 4)
         self.boxes, self.items, self.labels = [], [], []
         for k in range(n_show):
             vb = self.glw.addViewBox(row=0, col=k, lockAspect=True, invertY=True, enableMouse=False)
@@ -32,16 +35,25 @@ class EigenView(QWidget):
             vb.addItem(it)
             self.boxes.append(vb)
             self.items.append(it)
-            lbl = self.glw.addLabel("", row=1, col=k, size="8pt")
+            lbl = self.glw.addLabel("", row=1, col=k, size="10pt", color="#202020")
             self.labels.append(lbl)
-        self.plot = pg.PlotWidget()
-        self.plot.setMaximumHeight(120)
+        self.glw.setBackground("w")
+        self.plot = pg.PlotWidget(background="w")
+        self.plot.setMinimumWidth(160)
         self.plot.setLabel("bottom", "index")
-        self.plot.setLabel("left", "λ")
+        font = QFont()
+        font.setPointSize(9)
+        for side in ("left", "bottom"):
+            axis = self.plot.getAxis(side)
+            axis.setTickFont(font)
+            axis.setTextPen("#202020")
+            axis.setPen("#606060")
         self.plot.getAxis("left").enableAutoSIPrefix(False)
+        self.plot.getAxis("left").setWidth(42)
+        self.plot.setTitle("eigenvalues", size="9pt", color="#202020")
         self.curve = self.plot.plot([], [], pen=pg.mkPen((80, 80, 80)), symbol="o", symbolSize=7)
         self._n_ticks = None
-        lay.addWidget(self.plot, 2)
+        lay.addWidget(self.plot, 1)
 
     def set_result(self, result) -> None:
         emb = result.node_embedding

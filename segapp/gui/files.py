@@ -34,5 +34,6 @@ def read_ground_truth(path) -> tuple[list, list]:
 
 def write_constraints(path, snapshot: dict) -> str:
     """Write the items of a model snapshot as a constraint file (atomically)."""
-    core.Constraints(snapshot["must_link"], snapshot["cannot_link"], snapshot["blocks"]).to_json(path)
+    core.Constraints(snapshot["must_link"], snapshot["cannot_link"], snapshot["blocks"],
+                     order=snapshot.get("order")).to_json(path)
     return str(path)

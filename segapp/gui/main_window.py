@@ -11,14 +11,15 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QProgressBar, QSplitter, QToolBar
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QProgressBar, QSplitter, QToolBar
 
 import core
 
 from . import persistence
 from .berkeley import BerkeleyBrowser
-from .canvas import BLOCK, CANNOT, ERASE, MUST, Canvas
+from .canvas import BLOCK, BRUSH, CANNOT, ERASE, MUST, Canvas
 from .controller import Controller
+from .help import add_help_menu
 from .session import SessionModel
 from .side_panel import SidePanel
 
@@ -39,7 +40,14 @@ class MainWindow(QMainWindow):
         split.addWidget(self.canvas)
         split.addWidget(self.side)
         split.setSizes([760, 360])
+        split.setStretchFactor(0, 1)
         self.setCentralWidget(split)
+        self.eigen_dock = QDockWidget("Leading eigenvectors (blue < 0 < red) and eigenvalues", self)
+        self.eigen_dock.setObjectName("eigenvectors")
+        self.eigen_dock.setWidget(self.side.eigen)
+        self.eigen_dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable)
+        self.addDockWidget(Qt.BottomDockWidgetArea, self.eigen_dock)
+        self.resizeDocks([self.eigen_dock], [170], Qt.Vertical)
         self.berkeley = BerkeleyBrowser(self.model, self)
         self.addDockWidget(Qt.LeftDockWidgetArea, self.berkeley)
         self.berkeley.hide()
@@ -48,10 +56,12 @@ class MainWindow(QMainWindow):
         self._connect()
         self.autosave = persistence.Autosave(self.model, self.controller.files, self)
         self.setAcceptDrops(True)
-        self.resize(1200, 720)
+        self.resize(1280, 800)
         geo = persistence.settings().value("geometry")
         if geo is not None:
             self.restoreGeometry(geo)
+        if self.screen() is not None:
+            self.fit_to(self.screen().availableGeometry())
         # Everything alive now (modules, widgets) lives as long as the app: keep it out of the
         # garbage collector's full passes, which otherwise stall the GUI thread 50-250 ms.
         gc.freeze()
@@ -75,7 +85,7 @@ class MainWindow(QMainWindow):
         self.addToolBar(tb)
         grp = QActionGroup(self)
         for name, key, tool in (("Must-link", "M", MUST), ("Cannot-link", "C", CANNOT),
-                                ("Block", "B", BLOCK), ("Erase", "E", ERASE)):
+                                ("Block", "B", BLOCK), ("Brush", "P", BRUSH), ("Erase", "E", ERASE)):
             a = QAction(f"{name} ({key})", self, checkable=True, shortcut=QKeySequence(key))
             a.triggered.connect(lambda _=False, t=tool: setattr(self.canvas.view, "tool", t))
             grp.addAction(a)
@@ -108,6 +118,15 @@ class MainWindow(QMainWindow):
         em = self.menuBar().addMenu("&Edit")
         for a in (undo, redo, clear):
             em.addAction(a)
+        vm = self.menuBar().addMenu("&View")
+        fit = QAction("Zoom to fit", self, triggered=self.canvas.zoom_to_fit)
+        fit.setShortcuts([QKeySequence("F"), QKeySequence("Ctrl+0")])
+        vm.addAction(fit)
+        vm.addAction(self.eigen_dock.toggleViewAction())
+        for text, key, factor in (("Brush smaller", "[", 0.8), ("Brush larger", "]", 1.25)):
+            a = QAction(text, self, shortcut=QKeySequence(key), triggered=lambda _=False, f=factor: self._resize_brush(f))
+            vm.addAction(a)
+        add_help_menu(self)
 
     def _connect(self):
         m, c, canvas = self.model, self.controller, self.canvas
@@ -116,7 +135,7 @@ class MainWindow(QMainWindow):
         m.itemInserted.connect(lambda kind, i: canvas.layer.insert(kind, i, m.items(kind)[i]))
         m.itemRemoved.connect(canvas.layer.remove)
         m.constraintsReset.connect(lambda: canvas.layer.reset(m.snapshot()))
-        m.resultChanged.connect(canvas.show_result)
+        self.side.legend.coloured.connect(canvas.show_result)
         m.groundTruthChanged.connect(self._show_ground_truth)
         self.berkeley.show_gt.toggled.connect(lambda _on: self._show_ground_truth())
         self.berkeley.imageChosen.connect(c.open_bsds_item)
@@ -128,8 +147,29 @@ class MainWindow(QMainWindow):
 
     # -- reactions --------------------------------------------------------------------
     def _set_block_label(self, k):
-        self.canvas.block_label = k
-        self.status.setText(f"block label {k}")
+        self.canvas.set_label(k)
+        self.status.setText(f"label {k} for blocks and the brush")
+
+    def _resize_brush(self, factor):
+        self.canvas.resize_brush(factor)
+        self.status.setText(f"brush radius {self.canvas.brush_radius:.0f} image pixels")
+
+    def showEvent(self, ev):
+        super().showEvent(ev)
+        if not getattr(self, "_docks_sized", False):  # the eigenvectors get a quarter of the height
+            self._docks_sized = True
+            self.resizeDocks([self.eigen_dock], [max(150, self.height() // 4)], Qt.Vertical)
+
+    def fit_to(self, rect) -> None:
+        """Fit the window inside ``rect`` (a screen's available geometry): at most 90% of it
+        when it opens, and never beyond it."""
+        w = min(self.width(), int(rect.width() * 0.9))
+        h = min(self.height(), int(rect.height() * 0.9))
+        self.resize(w, h)
+        frame = self.frameGeometry()
+        if not rect.contains(frame):
+            frame.moveCenter(rect.center())
+            self.move(frame.topLeft())
 
     def _on_overlay_options(self, *_):
         self.canvas.opacity = self.side.opacity.value() / 100

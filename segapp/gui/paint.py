@@ -36,15 +36,31 @@ def boundaries(labels: np.ndarray) -> np.ndarray:
     return b
 
 
-def overlay_rgba(labels: np.ndarray, opacity: float, boundaries_only: bool = False) -> np.ndarray:
-    """Segment colours with alpha, (h, w, 4) uint8: tinted areas, or boundaries only."""
+def overlay_rgba(labels: np.ndarray, opacity: float, boundaries_only: bool = False,
+                 colors: np.ndarray | None = None) -> np.ndarray:
+    """Segment colours with alpha, (h, w, 4) uint8: tinted areas outlined opaque along the
+    segment boundaries, or the outlines only.
+
+    Parameters
+    ----------
+    labels : ndarray, shape (h, w), int
+    opacity : float
+        Alpha of the tint, in [0, 1].
+    boundaries_only : bool
+    colors : ndarray, shape (K, 3), uint8, optional
+        Colour of each segment (default: ``core.render.palette``).
+    """
     k = int(labels.max()) + 1 if labels.size else 1
+    if colors is None or len(colors) < k:
+        colors = render.palette(k)
+    edge = boundaries(labels)
+    solid = np.take(_rgba_lut(colors, 255), labels)
     if boundaries_only:
-        lut = _rgba_lut(render.palette(k), 255)
-        out = np.take(lut, labels)
-        out[~boundaries(labels)] = 0
+        out = solid
+        out[~edge] = 0
     else:
-        out = np.take(_rgba_lut(render.palette(k), int(round(opacity * 255))), labels)
+        out = np.take(_rgba_lut(colors, int(round(opacity * 255))), labels)
+        out[edge] = solid[edge]
     return out.view(np.uint8).reshape(labels.shape + (4,))
 
 

@@ -60,11 +60,14 @@ class SegmentRunner(QObject):
         self._thread.start()
 
     # -- requests (GUI thread) --------------------------------------------------------
-    def request(self, image_token, must_link, cannot_link, blocks, method, n_segments, params) -> int:
-        """Queue a segmentation; it supersedes any request still waiting. Returns its id."""
+    def request(self, image_token, must_link, cannot_link, blocks, method, n_segments, params,
+                order=None) -> int:
+        """Queue a segmentation; it supersedes any request still waiting. Returns its id.
+
+        ``order``: the items' creation sequence numbers (:attr:`core.Constraints.order`)."""
         self.latest = next(_RIDS)
         req = SegmentRequest(self.latest, image_token, tuple(must_link), tuple(cannot_link), tuple(blocks),
-                             method, int(n_segments), dict(params))
+                             method, int(n_segments), dict(params), order=order)
         with self._cond:
             self._pending = req
             self._cond.notify()

@@ -2,8 +2,10 @@
 ground truth and the shown result, each with its own signal; every edit undoable.
 
 Constraints are kept as three lists of validated items (links as ``(r1, c1, r2, c2,
-weight)``, blocks as :class:`core.Block`); an edit changes one list in place and says which
-item changed, so it costs the same with ten links or ten thousand. The model reads no
+weight)``, blocks as :class:`core.Block`: rectangles and brush regions) and, beside each
+list, the sequence number each item was made with (the rounding lets the newest win a
+conflict); an edit changes one list in place and says which item changed, so it costs the
+same with ten links or ten thousand. The model reads no
 files: :class:`segapp.gui.controller.Controller` loads them in threads and hands the model
 the decoded data.
 """
@@ -20,7 +22,7 @@ from PySide6.QtGui import QUndoStack
 import core
 
 from .commands import AddItem, RemoveItem, ReplaceAll
-from .edits import KINDS, BlockEdit, EraseEdit, LinkEdit
+from .edits import KINDS, BlockEdit, EraseEdit, LinkEdit, RegionEdit
 
 # The GUI opens with csp, core.segment's default: on the simulated-user benchmark (README, 200
 # training images) it has the best mean ARI after 10 rounds for K = 3 and is far ahead for the
@@ -63,6 +65,8 @@ class SessionModel(QObject):
         self.display: np.ndarray | None = None  # (H, W, 3) uint8 for the canvas
         self.image_token = 0
         self._items: dict[str, list] = {k: [] for k in KINDS}
+        self._seq: dict[str, list] = {k: [] for k in KINDS}  # creation sequence number per item
+        self._next_seq = 0
         self.method = DEFAULT_METHOD
         self.n_segments = 2
         self.method_params: dict[str, dict] = {}  # per method: only what the user set
@@ -85,6 +89,7 @@ class SessionModel(QObject):
         self.result = None
         self.undo.clear()
         self._items = {k: [] for k in KINDS}
+        self._seq = {k: [] for k in KINDS}
         self.ground_truth, self.gt_boundaries = [], []
         self.imageChanged.emit()
         self.constraintsReset.emit()
@@ -97,8 +102,16 @@ class SessionModel(QObject):
         return self._items[kind]
 
     def snapshot(self) -> dict:
-        """Every item as tuples, cheap (references only): safe to hand to a thread."""
-        return {k: tuple(v) for k, v in self._items.items()}
+        """Every item as tuples, cheap (references only): safe to hand to a thread. Key
+        ``'order'`` holds the items' creation sequence numbers (:attr:`core.Constraints.order`)."""
+        s = {k: tuple(v) for k, v in self._items.items()}
+        s["order"] = {k: tuple(v) for k, v in self._seq.items()}
+        return s
+
+    def take_seq(self) -> int:
+        """A new creation sequence number (larger than every item's)."""
+        self._next_seq += 1
+        return self._next_seq - 1
 
     def counts(self) -> dict:
         return {k: len(v) for k, v in self._items.items()}
@@ -107,7 +120,7 @@ class SessionModel(QObject):
     def constraints(self) -> core.Constraints:
         """The constraints as a validated :class:`core.Constraints` (O(n): not for every edit)."""
         s = self.snapshot()
-        return core.Constraints(s["must_link"], s["cannot_link"], s["blocks"])
+        return core.Constraints(s["must_link"], s["cannot_link"], s["blocks"], order=s["order"])
 
     def apply(self, edit) -> None:
         """Apply a typed edit from the canvas as one undoable command."""
@@ -115,6 +128,8 @@ class SessionModel(QObject):
             self.add_link(edit.kind, edit.r1, edit.c1, edit.r2, edit.c2)
         elif isinstance(edit, BlockEdit):
             self.add_block(core.Block(edit.label, edit.top, edit.left, edit.bottom, edit.right))
+        elif isinstance(edit, RegionEdit):
+            self.add_block(edit.block)
         elif isinstance(edit, EraseEdit):
             self.remove(edit.kind, edit.index)
         else:
@@ -137,20 +152,25 @@ class SessionModel(QObject):
     def set_constraints(self, c: core.Constraints, text: str = "load constraints") -> None:
         """Replace every item by those of ``c`` (already validated against the image)."""
         self.undo.push(ReplaceAll(self, {"must_link": c.must_link, "cannot_link": c.cannot_link,
-                                         "blocks": c.blocks}, text))
+                                         "blocks": c.blocks, "order": c.order}, text))
 
-    def _insert(self, kind, index, item) -> None:
+    def _insert(self, kind, index, item, seq: int) -> None:
         self._items[kind].insert(index, item)
+        self._seq[kind].insert(index, seq)
         self.itemInserted.emit(kind, index)
         self.constraintsChanged.emit()
 
     def _remove_at(self, kind, index) -> None:
         del self._items[kind][index]
+        del self._seq[kind][index]
         self.itemRemoved.emit(kind, index)
         self.constraintsChanged.emit()
 
     def _reset(self, items: dict) -> None:
         self._items = {k: list(items[k]) for k in KINDS}
+        order = items.get("order") or core.Constraints(*(items[k] for k in KINDS)).order
+        self._seq = {k: list(order[k]) for k in KINDS}
+        self._next_seq = max([self._next_seq - 1, *(s for v in self._seq.values() for s in v)]) + 1
         self.constraintsReset.emit()
         self.constraintsChanged.emit()
 

@@ -1,4 +1,5 @@
-"""The side panel: method, segments, parameter forms, overlay settings, eigenvectors.
+"""The side panel: method, segments, the segment legend, overlay settings and (scrolling)
+parameter forms. The eigenvector view is made here and placed by the window (a dock).
 
 A view of the session model: it shows what the model holds (after a method switch the
 forms show that method's parameters and the unchanged representation parameters) and
@@ -8,12 +9,13 @@ sends the user's changes to it.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QGroupBox, QSlider, QSpinBox, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QFrame, QGroupBox, QScrollArea, QSlider,
+                               QSpinBox, QVBoxLayout, QWidget)
 
 import core
 
 from .eigen_view import EigenView
+from .legend import Legend
 from .param_form import ParamForm
 
 
@@ -31,14 +33,11 @@ class SidePanel(QWidget):
         f.addRow("method", self.method_box)
         f.addRow("segments", self.k_box)
         lay.addWidget(box)
-        pbox = QGroupBox("Parameters")
-        self.params = ParamForm()
-        QVBoxLayout(pbox).addWidget(self.params)
-        lay.addWidget(pbox)
-        rbox = QGroupBox("Working representation")
-        self.rep_form = ParamForm()
-        QVBoxLayout(rbox).addWidget(self.rep_form)
-        lay.addWidget(rbox)
+        sbox = QGroupBox("Segments")
+        self.legend = Legend(model)
+        QVBoxLayout(sbox).addWidget(self.legend)
+        sbox.setMinimumHeight(150)
+        lay.addWidget(sbox, 3)
         obox = QGroupBox("Overlay")
         of = QFormLayout(obox)
         self.opacity = QSlider(Qt.Horizontal)
@@ -48,8 +47,26 @@ class SidePanel(QWidget):
         of.addRow("opacity", self.opacity)
         of.addRow(self.boundaries)
         lay.addWidget(obox)
+        forms = QWidget()
+        flay = QVBoxLayout(forms)
+        flay.setContentsMargins(0, 0, 0, 0)
+        pbox = QGroupBox("Parameters")
+        self.params = ParamForm()
+        QVBoxLayout(pbox).addWidget(self.params)
+        flay.addWidget(pbox)
+        rbox = QGroupBox("Working representation")
+        self.rep_form = ParamForm()
+        QVBoxLayout(rbox).addWidget(self.rep_form)
+        flay.addWidget(rbox)
+        flay.addStretch(1)
+        # the forms scroll: a method with many parameters never makes the window grow
+        self.scroll = QScrollArea()
+        self.scroll.setWidget(forms)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.NoFrame)
+        self.scroll.setMinimumHeight(80)
+        lay.addWidget(self.scroll, 2)
         self.eigen = EigenView()
-        lay.addWidget(self.eigen, 1)
         self._show_all()
         self.method_box.currentTextChanged.connect(model.set_method)
         self.k_box.valueChanged.connect(model.set_segments)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 NAMES = {"must_link": "must-link", "cannot_link": "cannot-link", "blocks": "block"}
 MAX_LISTED = 20
 
@@ -15,6 +17,9 @@ def result_line(result, counts: dict, ari: float | None = None, annotator: int |
     bad = result.not_honoured()
     if bad:
         parts.append(f"{len(bad)} not honoured")
+    note = empty_note(result)
+    if note:
+        parts.append(f"⚠ {note}")
     line = " · ".join(parts)
     if result.warnings:
         more = f" (+{len(result.warnings) - 1} more)" if len(result.warnings) > 1 else ""
@@ -32,3 +37,20 @@ def result_tooltip(result) -> str:
         lines.append(f"not honoured (drawn dashed): {listed}{more}")
     lines.extend(result.warnings)
     return "\n".join(lines)
+
+
+def empty_segments(result) -> list[int]:
+    """Indices of the segments no node was given."""
+    k = int(result.n_segments)
+    return [int(i) for i in np.flatnonzero(np.bincount(np.asarray(result.node_labels), minlength=k)[:k] == 0)]
+
+
+def empty_note(result) -> str:
+    """``K = 3 asked, 2 non-empty (segment #2 is empty)``, or "" when every segment has pixels."""
+    empty = empty_segments(result)
+    if not empty:
+        return ""
+    k = int(result.n_segments)
+    which = ", ".join(f"#{i}" for i in empty)
+    return (f"K = {k} asked, {k - len(empty)} non-empty (segment{'s' if len(empty) > 1 else ''} "
+            f"{which} {'are' if len(empty) > 1 else 'is'} empty)")

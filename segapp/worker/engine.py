@@ -81,7 +81,7 @@ class Engine:
         self.received["segment"] += 1
         if self.image is None or req.image_token != self.token:
             raise core.SegappError("the worker does not hold this image (internal error; reopen it)")
-        cons = core.Constraints(req.must_link, req.cannot_link, req.blocks)
+        cons = core.Constraints(req.must_link, req.cannot_link, req.blocks, order=req.order)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # seg.warnings keeps their messages for the status bar
             seg = core.segment(self.image, cons, method=req.method, n_segments=req.n_segments, **req.params)

@@ -71,6 +71,8 @@ class SegmentRequest:
         Representation and method parameters set by the user (defaults omitted).
     have_maps : tuple of str
         Keys of the node maps the window already holds (the worker sends a map otherwise).
+    order : dict or None
+        Creation sequence numbers of the items (:attr:`core.Constraints.order`); None: kind order.
     """
 
     rid: int
@@ -82,6 +84,7 @@ class SegmentRequest:
     n_segments: int
     params: dict
     have_maps: tuple = ()
+    order: dict | None = None
 
 
 @dataclass(frozen=True)

@@ -55,7 +55,7 @@ def test_constraints_json_round_trip(tmp_path):
                          blocks=[core.Block(2, 1, 1, 6, 6)])
     p = tmp_path / "c.json"
     text = c.to_json(p)
-    assert json.loads(text)["version"] == 1
+    assert json.loads(text)["version"] == 2
     assert core.Constraints.from_json(p) == c
     assert core.Constraints.from_json(text) == c
 

@@ -41,7 +41,7 @@ TEXTS = {
     "minus-infinity": ('{"cannot_link": [[-Infinity, 1, 2, 3]]}', "Infinity is not a number"),
     # keys and versions
     "unknown-key": ('{"links": []}', "unknown key 'links'"),
-    "version-2": ('{"version": 2}', "version 2 is not supported"),
+    "version-3": ('{"version": 3}', "version 3 is not supported"),
     "version-string": ('{"version": "1"}', "version '1' is not supported"),
     "version-true": ('{"version": true}', "version True is not supported"),
     # lists of the wrong type

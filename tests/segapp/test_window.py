@@ -47,8 +47,9 @@ def test_short_drag_is_ignored(qtbot, window):
 
 
 def test_result_is_what_core_gives_and_the_overlay_shows_it(qtbot, window):
-    """The labels painted on screen are core.segment's, through the cached node map."""
-    from core import render
+    """The labels painted on screen are core.segment's, through the cached node map, in the
+    legend's colours: tinted inside, opaque along the segment boundaries."""
+    from segapp.gui.paint import boundaries
 
     window.side.method_box.setCurrentText("e2cp")
     draw(qtbot, window, CANNOT, 150, 100, 160, 250)
@@ -58,9 +59,11 @@ def test_result_is_what_core_gives_and_the_overlay_shows_it(qtbot, window):
     assert np.array_equal(res.node_labels, expected.node_labels)
     assert np.array_equal(res.node_map.full_size(res.node_labels), expected.labels)
     shown = window.canvas.overlay_item.image  # RGBA at working resolution
-    palette = render.palette(2)
-    assert np.array_equal(shown[..., :3], palette[expected.labels])
-    assert (shown[..., 3] == round(0.45 * 255)).all()
+    colours = window.side.legend.info.rgb
+    assert len(set(map(tuple, colours))) == 2
+    assert np.array_equal(shown[..., :3], colours[expected.labels])
+    edge = boundaries(expected.labels)
+    assert (shown[..., 3][~edge] == round(0.45 * 255)).all() and (shown[..., 3][edge] == 255).all()
     assert window.side.eigen.items[0].image is not None
 
 

@@ -1,0 +1,109 @@
+"""The segment legend: colour swatch, index, pixel share and an editable name per segment.
+
+A view of the session model's results: it gives each result's segments their stable colours
+(:class:`~.colours.SegmentColours`) and emits ``coloured(result, info)`` for the canvas, so
+the overlay and the legend always agree. Names belong to colours, so a segment keeps its name
+while it keeps its colour (across strokes and changes of K).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+
+from .colours import SegmentColours
+from .status_text import empty_note
+
+SWATCH, INDEX, SHARE, NAME = range(4)
+
+
+class Legend(QWidget):
+    """Signals
+
+    coloured(SegmentResult, SegmentInfo) : a result and its segments' colours
+    """
+
+    coloured = Signal(object, object)
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+        self.colours = SegmentColours()
+        self.names: dict[int, str] = {}  # palette slot -> the name the user gave
+        self.info = None
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        self.table = QTableWidget(0, 4)
+        self.table.setHorizontalHeaderLabels(["", "#", "pixels", "name"])
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+        self.table.setSelectionMode(QAbstractItemView.NoSelection)
+        self.table.setEditTriggers(QAbstractItemView.DoubleClicked | QAbstractItemView.EditKeyPressed
+                                   | QAbstractItemView.SelectedClicked)
+        head = self.table.horizontalHeader()
+        for col in (SWATCH, INDEX, SHARE):
+            head.setSectionResizeMode(col, QHeaderView.ResizeToContents)
+        head.setSectionResizeMode(NAME, QHeaderView.Stretch)
+        self.table.setToolTip("Segments of the shown result: # is the value in an exported label mask. "
+                              "Double-click a name to edit it; a segment keeps its colour and name "
+                              "across strokes and changes of K.")
+        lay.addWidget(self.table)
+        self.note = QLabel("")
+        self.note.setWordWrap(True)
+        self.note.setStyleSheet("QLabel { background: #fff3cd; color: #7a4a00; padding: 3px; "
+                                "border: 1px solid #e0b252; font-weight: bold; }")
+        self.note.hide()
+        lay.addWidget(self.note)
+        self.table.itemChanged.connect(self._on_edit)
+        model.imageChanged.connect(self._on_image)
+        model.resultChanged.connect(self.show_result)
+
+    def _on_image(self) -> None:
+        self.colours.reset()
+        self.info = None
+        self.table.setRowCount(0)
+        self.note.hide()
+
+    def show_result(self, result) -> None:
+        s = self.model.snapshot()
+        blocks = [b for _seq, b in sorted(zip(s["order"]["blocks"], s["blocks"]), key=lambda t: t[0])]
+        self.info = info = self.colours.assign(result, blocks)
+        self.coloured.emit(result, info)
+        self.table.blockSignals(True)
+        self.table.setRowCount(len(info.slots))
+        for k, slot in enumerate(info.slots):
+            swatch = QTableWidgetItem("")
+            swatch.setBackground(QColor(*map(int, info.rgb[k])))
+            swatch.setFlags(Qt.ItemIsEnabled)
+            index = QTableWidgetItem(str(k))
+            index.setFlags(Qt.ItemIsEnabled)
+            share = QTableWidgetItem("empty" if info.share[k] == 0 else f"{100 * info.share[k]:.1f}%")
+            share.setFlags(Qt.ItemIsEnabled)
+            share.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+            name = QTableWidgetItem(self.name_of(k))
+            name.setData(Qt.UserRole, int(slot))
+            for col, it in enumerate((swatch, index, share, name)):
+                self.table.setItem(k, col, it)
+        self.table.blockSignals(False)
+        note = empty_note(result)
+        self.note.setText(f"⚠ {note}. Add a stroke or block in the part that should be its own "
+                          "segment, or lower the number of segments." if note else "")
+        self.note.setVisible(bool(note))
+
+    def name_of(self, k: int) -> str:
+        """The shown name of segment ``k`` of the current result."""
+        slot = int(self.info.slots[k])
+        if slot in self.names:
+            return self.names[slot]
+        held = self.info.labels[k]
+        return ("label " + " + ".join(map(str, held))) if held else f"segment {slot + 1}"
+
+    def _on_edit(self, item) -> None:
+        if item.column() == NAME:
+            text = item.text().strip()
+            slot = int(item.data(Qt.UserRole))
+            if text:
+                self.names[slot] = text
+            else:
+                self.names.pop(slot, None)
