@@ -19,7 +19,7 @@ from . import persistence, recovery
 from .berkeley import BerkeleyBrowser
 from .canvas import BLOCK, BRUSH, CANNOT, ERASE, MUST, Canvas
 from .controller import Controller
-from .focus import return_focus
+from .focus import return_focus_in
 from .help import add_help_menu
 from .session import SessionModel
 from .side_panel import SidePanel
@@ -157,7 +157,7 @@ class MainWindow(QMainWindow):
         self.autosave.failed.connect(lambda msg: c.error(
             f"autosave failed ({msg}): new strokes are not kept if segapp crashes; File → Save constraints… still works"))
         self.autosave.recovered.connect(lambda: self._on_status("autosave works again", "", False))
-        return_focus(self.side.k_box, self.canvas)
+        return_focus_in(self.side, self.canvas)  # M, Ctrl+Z… reach the canvas after a number is entered
 
     # -- reactions --------------------------------------------------------------------
     def _set_block_label(self, k):

@@ -435,6 +435,34 @@ def test_segments_box_gives_the_keyboard_back_to_the_canvas(qtbot, window):
     settle(qtbot, window)
 
 
+def test_every_number_box_of_the_panel_lets_shortcuts_through(qtbot, window):
+    from PySide6.QtWidgets import QSpinBox
+
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    box = next(w for w in window.side.rep_form.findChildren(QSpinBox))  # made by the parameter form
+    box.setFocus()
+    qtbot.waitUntil(box.hasFocus)
+    qtbot.keyClick(box, Qt.Key_E)
+    assert window.canvas.view.tool == ERASE
+    qtbot.waitUntil(lambda: not box.hasFocus())
+
+
+def test_a_bad_beta_typed_in_the_form_is_refused_and_never_stored(qtbot, window, shared_worker):
+    from PySide6.QtWidgets import QLineEdit
+
+    beta = window.side.params.findChild(QLineEdit)
+    beta.setText("abc")
+    beta.editingFinished.emit()
+    assert "beta" in window.status.text() and "⚠" in window.status.text()
+    assert "beta" not in window.model.params
+    window.close()
+    assert "abc" not in (persistence.settings().value("method_params") or "")
+    fresh = _fresh(qtbot, shared_worker)
+    assert fresh.model.params == {} and fresh.side.params.findChild(QLineEdit).text() == ""
+    fresh.close()
+
+
 def test_a_drag_with_the_erase_tool_does_not_pan(qtbot, window):
     draw(qtbot, window, CANNOT, 150, 100, 160, 250)
     window.canvas.view.tool = ERASE
