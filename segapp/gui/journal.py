@@ -22,7 +22,6 @@ the next edit tries a fresh base. No Qt here.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import os
@@ -44,16 +43,16 @@ def session_key(image) -> str:
 
 
 def encode_item(item):
-    """A link tuple as a list, a block as ``{"label", "box"}`` (the constraint file's form)."""
+    """A link tuple as a list, a block (rectangle or brush region) as in a constraint file."""
     if isinstance(item, tuple):
         return list(item)
-    if hasattr(item, "box"):
-        return {"label": item.label, "box": list(item.box)}
-    return dataclasses.asdict(item)
+    return item.to_dict()
 
 
-def encode_items(items: dict) -> dict:
-    return {k: [encode_item(x) for x in v] for k, v in items.items()}
+def encode_items(snapshot: dict) -> dict:
+    """A model snapshot: items of each kind, and ``order`` (creation sequence numbers)."""
+    return {k: ({kind: list(seq) for kind, seq in v.items()} if k == "order" else [encode_item(x) for x in v])
+            for k, v in snapshot.items()}
 
 
 def _start_time(pid: int) -> str | None:
@@ -118,7 +117,7 @@ class Journal:
         self._enqueue(("base", items, settings, dirty), large=sum(len(v) for v in items.values()) > LARGE)
 
     def record(self, op: str, *args) -> None:
-        """One edit or marker: ``ins kind index item``, ``rm kind index``, ``reset items``,
+        """One edit or marker: ``ins kind index item seq``, ``rm kind index``, ``reset snapshot``,
         ``settings dict``, ``saved``, ``stopped``, ``closed``."""
         self.lines += 1
         large = op == "reset" and sum(len(v) for v in args[0].values()) > LARGE
@@ -218,7 +217,7 @@ def encode_line(op: tuple, journal: Journal) -> str:
         return json.dumps({"op": "base", "v": FORMAT, "image": journal.image, "owner": owner(),
                            "time": time.time(), "dirty": dirty, "settings": settings, "items": encode_items(items)})
     if kind == "ins":
-        return json.dumps({"op": "ins", "k": op[1], "i": op[2], "item": encode_item(op[3])})
+        return json.dumps({"op": "ins", "k": op[1], "i": op[2], "item": encode_item(op[3]), "seq": op[4]})
     if kind == "rm":
         return json.dumps({"op": "rm", "k": op[1], "i": op[2]})
     if kind == "reset":
@@ -276,9 +275,10 @@ def remove_session(folder: Path) -> None:
 def read_session(folder) -> dict | None:
     """Replay the newest generation of ``folder`` whose base is whole.
 
-    Returns ``{"folder", "image", "owner", "time", "items", "settings", "dirty", "end"}`` with
-    items in the constraint file's form, ``end`` the last marker ("closed", "stopped" or
-    None), or None when there is no readable journal.
+    Returns ``{"folder", "image", "owner", "time", "items", "order", "settings", "dirty",
+    "end", "damaged"}`` with items in the constraint file's form, ``order`` their creation
+    sequence numbers per kind (None if not known), ``end`` the last marker ("closed",
+    "stopped" or None), or None when there is no readable journal.
     """
     for _gen, path in generations(Path(folder)):
         try:
@@ -308,8 +308,8 @@ def _replay(lines: list[bytes]) -> dict | None:
     if not (isinstance(base, dict) and base.get("op") == "base" and base.get("v") == FORMAT
             and isinstance(base.get("items"), dict) and isinstance(base.get("image"), str)):
         return None
-    items = {k: list(v) for k, v in base["items"].items() if isinstance(v, list)}
-    state = {"image": base["image"], "owner": base.get("owner"), "time": base.get("time") or 0.0,
+    items, order = _split(base["items"])
+    state = {"order": order, "image": base["image"], "owner": base.get("owner"), "time": base.get("time") or 0.0,
              "settings": base.get("settings") if isinstance(base.get("settings"), dict) else {},
              "dirty": bool(base.get("dirty")), "end": None, "damaged": False}
     for raw in lines[1:]:
@@ -322,21 +322,41 @@ def _replay(lines: list[bytes]) -> dict | None:
             state["damaged"] = True  # a half-written last line, or a hand-edited one: stop here
             break
     state["items"] = items
+    order = state["order"]
+    if order is not None and any(len(order.get(k, ())) != len(v) for k, v in items.items()):
+        state["order"] = None  # inconsistent (hand-edited): items count in the order of their kinds
     return state
+
+
+def _split(snapshot: dict) -> tuple[dict, dict | None]:
+    items = {k: list(v) for k, v in snapshot.items() if k != "order" and isinstance(v, list)}
+    order = snapshot.get("order")
+    if not (isinstance(order, dict) and all(isinstance(v, list) for v in order.values())):
+        return items, None
+    return items, {k: list(v) for k, v in order.items()}
 
 
 def _apply(op: dict, items: dict, state: dict) -> None:
     kind = op["op"]
+    order = state["order"]
     if kind == "ins":
         lst = items.setdefault(op["k"], [])
         if not 0 <= op["i"] <= len(lst):
             raise IndexError(op["i"])
         lst.insert(op["i"], op["item"])
+        if order is not None:
+            if "seq" in op:
+                order.setdefault(op["k"], []).insert(op["i"], op["seq"])
+            else:
+                state["order"] = None
     elif kind == "rm":
         del items[op["k"]][op["i"]]
+        if order is not None:
+            del order[op["k"]][op["i"]]
     elif kind == "reset":
+        new_items, state["order"] = _split(op["items"])
         items.clear()
-        items.update({k: list(v) for k, v in op["items"].items()})
+        items.update(new_items)
     elif kind == "settings":
         state["settings"] = dict(op["settings"])
         return

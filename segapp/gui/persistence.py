@@ -59,7 +59,8 @@ class Autosave(QObject):
         self.journals: dict[Path, Journal] = {}
         self._switching = False
         model.imageChanged.connect(self._on_image)
-        model.itemInserted.connect(lambda kind, i: self._edit("ins", kind, i, model.items(kind)[i]))
+        model.itemInserted.connect(lambda kind, i: self._edit("ins", kind, i, model.items(kind)[i],
+                                                              model.seq_of(kind, i)))
         model.itemRemoved.connect(lambda kind, i: self._edit("rm", kind, i))
         model.constraintsReset.connect(self._on_reset)
         model.settingsChanged.connect(self._on_settings)
@@ -142,9 +143,10 @@ def restore(controller, data: dict, image=None, then=None, tell=None) -> None:
     old_folder = Path(data["folder"])
 
     def fitted(shape):
-        cons = core.Constraints.from_dict({k: v for k, v in data["items"].items()
-                                           if k in ("must_link", "cannot_link", "blocks")})
-        kept, outside = fit(cons, shape)
+        given = {k: v for k, v in data["items"].items() if k in ("must_link", "cannot_link", "blocks")}
+        if data.get("order") is not None:
+            given["order"] = {k: v for k, v in data["order"].items() if k in given}
+        kept, outside = fit(core.Constraints.from_dict(given), shape)
         kept.validate(shape)
         note = None
         if outside:
@@ -183,17 +185,22 @@ def restore(controller, data: dict, image=None, then=None, tell=None) -> None:
 
 
 def fit(cons: core.Constraints, shape) -> tuple[core.Constraints, core.Constraints]:
-    """Split ``cons`` into the items inside an image of ``shape`` and those outside it."""
+    """Split ``cons`` into the items inside an image of ``shape`` and those outside it (each
+    keeping its creation order)."""
     h, w = shape
 
-    def inside_link(l):
-        return l[0] < h and l[2] < h and l[1] < w and l[3] < w
+    def inside(kind, item):
+        if kind == "blocks":
+            return item.bottom <= h and item.right <= w
+        return item[0] < h and item[2] < h and item[1] < w and item[3] < w
 
-    links = {k: [l for l in getattr(cons, k) if inside_link(l)] for k in ("must_link", "cannot_link")}
-    out = {k: [l for l in getattr(cons, k) if not inside_link(l)] for k in ("must_link", "cannot_link")}
-    blocks = [b for b in cons.blocks if b.bottom <= h and b.right <= w]
-    out_blocks = [b for b in cons.blocks if not (b.bottom <= h and b.right <= w)]
-    return core.Constraints(blocks=blocks, **links), core.Constraints(blocks=out_blocks, **out)
+    def part(keep):
+        chosen = {k: [i for i, x in enumerate(getattr(cons, k)) if inside(k, x) == keep]
+                  for k in ("must_link", "cannot_link", "blocks")}
+        return core.Constraints(*([getattr(cons, k)[i] for i in chosen[k]] for k in chosen),
+                                order={k: [cons.order[k][i] for i in chosen[k]] for k in chosen})
+
+    return part(True), part(False)
 
 
 def restore_settings(model, data, where: str = "the saved session") -> list[str]:

@@ -39,6 +39,11 @@ def _open(qtbot, window, path):
     settle(qtbot, window)
 
 
+def _restored(s):
+    """The constraints a relaunch restores from a journal read back, creation order included."""
+    return core.Constraints.from_dict({**s["items"], "order": s["order"]})
+
+
 def _session(window):
     """The journal of the shown image, read back as a relaunch would."""
     window.autosave.flush()
@@ -162,14 +167,22 @@ def test_every_edit_is_in_the_journal_at_once(qtbot, window):
         m.add_link("must_link" if k % 2 else "cannot_link", k, 3, k + 40, 200)
     s = journal.read_session(window.autosave.journal().folder)  # no flush: already on disk
     assert len(s["items"]["must_link"]) + len(s["items"]["cannot_link"]) == 30
+    mask = np.zeros((20, 30), bool)
+    mask[2:9, 4:20] = True
+    m.add_block(core.Block.from_mask(4, mask, top=100, left=50))  # a brush region
+    m.add_block(core.Block(2, 10, 10, 30, 40))
     m.remove("must_link", 3)
+    m.remove("cannot_link", 0)
+    m.undo.undo()  # back in the middle, with its old creation number
     m.undo.undo()
     m.undo.undo()
+    s = _session(window)
+    assert _restored(s) == m.constraints and s["items"]["blocks"][0]["runs"][0] == [102, 54, 70]
     m.clear()
     m.undo.undo()
     m.set_segments(3)
     s = _session(window)
-    assert core.Constraints.from_dict(s["items"]) == m.constraints
+    assert _restored(s) == m.constraints
     assert s["settings"]["n_segments"] == 3 and s["dirty"]
     settle(qtbot, window)
 
@@ -184,7 +197,7 @@ def test_the_journal_is_compacted_into_a_new_base(qtbot, window, monkeypatch):
     files = journal.generations(j.folder)
     assert len(files) == 1 and files[0][0] >= 3  # older generations removed
     assert len(files[0][1].read_text().splitlines()) <= 5
-    assert core.Constraints.from_dict(journal.read_session(j.folder)["items"]) == m.constraints
+    assert _restored(journal.read_session(j.folder)) == m.constraints
     settle(qtbot, window)
 
 
@@ -239,7 +252,7 @@ def test_a_failed_autosave_is_said_and_never_restored_as_current(qtbot, window, 
     with qtbot.waitSignal(window.autosave.recovered, timeout=10000):
         window.model.add_link("must_link", 41, 60, 41, 300)  # space again: a fresh base
     (s,) = persistence.unfinished()
-    assert core.Constraints.from_dict(s["items"]) == window.model.constraints
+    assert _restored(s) == window.model.constraints
     settle(qtbot, window)
 
 
