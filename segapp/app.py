@@ -43,10 +43,11 @@ def run(args) -> int:
                                    + ("it is a folder" if out.is_dir() else f"no folder {out.parent}"))
     check_display(bool(args.screenshot))
     from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication, QMessageBox
+    from PySide6.QtWidgets import QApplication
 
-    from segapp.gui import persistence
+    from segapp.gui import recovery
     from segapp.gui.main_window import MainWindow
+    from segapp.gui.unix_signals import close_on_signals
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setOrganizationName("segapp")
@@ -61,14 +62,12 @@ def run(args) -> int:
         model.set_method(args.method)
     if args.segments:
         model.set_segments(args.segments)
-    crashed = None if (args.screenshot or args.image) else persistence.crashed_session()
-    if crashed and QMessageBox.question(
-            win, "Restore session?", f"segapp did not close cleanly. Restore the session on "
-            f"{crashed['image']} with its links and blocks?") == QMessageBox.Yes:
-        persistence.restore(controller, crashed)
-    else:
-        then = (lambda: controller.load_constraints(args.constraints)) if args.constraints else None  # noqa: E731
+    then = (lambda: controller.load_constraints(args.constraints)) if args.constraints else None  # noqa: E731
+    if args.screenshot:
         controller.open_image(args.image or str(DEMO_IMAGE), then)
+    else:  # unsaved work from last time is offered however the app is launched
+        recovery.startup(win, args.image, then, default=str(DEMO_IMAGE))
+        stop = close_on_signals(app, win.stop_by_signal)  # noqa: F841 - lives until exec returns
     if args.berkeley:
         win.open_berkeley(args.berkeley)
     if getattr(args, "size", None):

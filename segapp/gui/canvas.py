@@ -52,7 +52,10 @@ class DrawViewBox(pg.ViewBox):
         return int(np.floor(p.y())), int(np.floor(p.x()))
 
     def mouseDragEvent(self, ev, axis=None):
-        if ev.button() != Qt.LeftButton or self.tool == ERASE or self.space_down:
+        if ev.button() == Qt.LeftButton and self.tool == ERASE and not self.space_down:
+            ev.accept()  # erasing is a click; a drag must not pan the view away
+            return
+        if ev.button() != Qt.LeftButton or self.space_down:
             if ev.button() == Qt.MiddleButton or self.space_down:
                 ev.accept()
                 tr = self.mapToView(ev.pos()) - self.mapToView(ev.lastPos())

@@ -169,12 +169,16 @@ class Controller(QObject):
         if self._loading != (path, self.model.image_token):
             return self.error(f"{Path(path).name} was read for another image; load it again")
         self._loading = None
-        self.model.set_constraints(constraints)
+        m = self.model
+        m.set_constraints(constraints)
+        m.mark_saved(m.undo, m.undo.index(), m.path)  # as in the file: nothing unsaved
 
     def save_constraints(self, path) -> None:
-        snapshot = self.model.snapshot()
+        m = self.model
+        snapshot, stack, index, image = m.snapshot(), m.undo, m.undo.index(), m.path
 
         def done(p):
+            m.mark_saved(stack, index, image)
             self.statusChanged.emit(f"saved {p}", "", False)
             self.saved.emit(p)
 

@@ -15,10 +15,11 @@ from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QPr
 
 import core
 
-from . import persistence
+from . import persistence, recovery
 from .berkeley import BerkeleyBrowser
 from .canvas import BLOCK, BRUSH, CANNOT, ERASE, MUST, Canvas
 from .controller import Controller
+from .focus import return_focus_in
 from .help import add_help_menu
 from .session import SessionModel
 from .side_panel import SidePanel
@@ -31,7 +32,9 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.setWindowTitle("segapp")
         self.model = SessionModel()
-        persistence.load_settings(self.model)
+        notes = persistence.load_settings(self.model)
+        self._stopped_by: str | None = None  # a signal's name when one closed the window
+        self._confirmed = False  # unsaved work was saved or discarded by the user
         self.controller = Controller(self.model, runner)
         self.runner = self.controller.runner
         self.canvas = Canvas()
@@ -53,8 +56,11 @@ class MainWindow(QMainWindow):
         self.berkeley.hide()
         self._build_status()
         self._build_actions()
+        self.autosave = persistence.Autosave(self.model, self)
         self._connect()
-        self.autosave = persistence.Autosave(self.model, self.controller.files, self)
+        if notes:  # a bad stored setting: dropped by name, said once
+            self.controller.error(notes[-1])
+            recovery.notify(self, "\n".join(notes))
         self.setAcceptDrops(True)
         self.resize(1280, 800)
         geo = persistence.settings().value("geometry")
@@ -96,9 +102,9 @@ class MainWindow(QMainWindow):
             a.triggered.connect(lambda _=False, k=k: self._set_block_label(k))
             self.addAction(a)
         tb.addSeparator()
-        undo = self.model.undo.createUndoAction(self, "Undo")
+        undo = self.model.undo_group.createUndoAction(self, "Undo")
         undo.setShortcuts([QKeySequence.Undo])
-        redo = self.model.undo.createRedoAction(self, "Redo")
+        redo = self.model.undo_group.createRedoAction(self, "Redo")
         redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
         clear = QAction("Clear all", self, triggered=self.model.clear)
         for a in (undo, redo, clear):
@@ -115,6 +121,10 @@ class MainWindow(QMainWindow):
         fm.addAction(QAction("Export label mask…", self, shortcut=QKeySequence("Ctrl+E"), triggered=self.export_mask))
         fm.addAction(QAction("Export colour overlay…", self, triggered=self.export_overlay))
         fm.addAction(QAction("Export eigenvectors…", self, triggered=self.export_eigenvectors))
+        fm.addSeparator()
+        self.quit_action = QAction("Quit", self, shortcut=QKeySequence("Ctrl+Q"), triggered=self.quit)
+        self.quit_action.setShortcutContext(Qt.ApplicationShortcut)
+        fm.addAction(self.quit_action)
         em = self.menuBar().addMenu("&Edit")
         for a in (undo, redo, clear):
             em.addAction(a)
@@ -144,6 +154,10 @@ class MainWindow(QMainWindow):
         c.statusChanged.connect(self._on_status)
         c.progressChanged.connect(self.progress.setText)
         c.busyChanged.connect(self.busy.setVisible)
+        self.autosave.failed.connect(lambda msg: c.error(
+            f"autosave failed ({msg}): new strokes are not kept if segapp crashes; File → Save constraints… still works"))
+        self.autosave.recovered.connect(lambda: self._on_status("autosave works again", "", False))
+        return_focus_in(self.side, self.canvas)  # M, Ctrl+Z… reach the canvas after a number is entered
 
     # -- reactions --------------------------------------------------------------------
     def _set_block_label(self, k):
@@ -204,9 +218,24 @@ class MainWindow(QMainWindow):
             self.canvas.view.space_down = False
         super().keyReleaseEvent(ev)
 
+    def quit(self) -> None:
+        """File → Quit (Ctrl+Q): ask about unsaved constraints, then close."""
+        if recovery.confirm_quit(self):
+            self._confirmed = True
+            self.close()
+
+    def stop_by_signal(self, name: str) -> None:
+        """SIGINT / SIGTERM: close at once; unsaved constraints stay in the journal."""
+        self._stopped_by = self._stopped_by or name
+        self._confirmed = True
+        self.close()
+
     def closeEvent(self, ev):
+        if ev.spontaneous() and not self._confirmed and not recovery.confirm_quit(self):
+            ev.ignore()  # the window manager's close button: the user chose to stay
+            return
         self.controller.shutdown()
-        self.autosave.close()
+        self.autosave.close(keep_unsaved=self._stopped_by is not None)
         persistence.settings().setValue("geometry", self.saveGeometry())
         persistence.save_settings(self.model)
         super().closeEvent(ev)

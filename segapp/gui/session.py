@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtGui import QUndoStack
+from PySide6.QtGui import QUndoGroup, QUndoStack
 
 import core
 
@@ -43,6 +43,10 @@ class SessionModel(QObject):
     settingsChanged() : method, segments or any parameter
     groundTruthChanged() : segmentations or the chosen annotator
     resultChanged(SegmentResult), errorOccurred(message)
+    constraintsSaved(image_path) : that image's constraints were written to a file
+
+    Each image opened in the session keeps its constraints and undo stack (``undo`` is the
+    shown image's, ``undo_group`` follows it): switching images loses nothing.
     """
 
     imageChanged = Signal()
@@ -57,6 +61,7 @@ class SessionModel(QObject):
     groundTruthChanged = Signal()
     resultChanged = Signal(object)
     errorOccurred = Signal(str)
+    constraintsSaved = Signal(str)
 
     def __init__(self):
         super().__init__()
@@ -75,7 +80,15 @@ class SessionModel(QObject):
         self.gt_boundaries: list[np.ndarray] = []
         self.annotator = 1
         self.result = None
-        self.undo = QUndoStack(self)
+        self.undo_group = QUndoGroup(self)
+        self.undo = self._new_stack()
+        self._kept: dict[Path, tuple] = {}  # the other images' (items, sequence numbers, undo)
+
+    def _new_stack(self) -> QUndoStack:
+        stack = QUndoStack(self)
+        self.undo_group.addStack(stack)
+        self.undo_group.setActiveStack(stack)
+        return stack
 
     # -- image ----------------------------------------------------------------------
     @property
@@ -83,13 +96,21 @@ class SessionModel(QObject):
         return None if self.image is None else tuple(self.image.shape[:2])
 
     def set_image(self, path, image: np.ndarray, display: np.ndarray) -> None:
-        """Show a decoded image; constraints, undo history, result and ground truth start empty."""
+        """Show a decoded image with the constraints and undo history it had in this session
+        (empty the first time); result and ground truth start empty."""
+        first = self.path is None  # the stack made in __init__ is still unused
+        if not first:
+            self._kept[self.path] = (self._items, self._seq, self.undo)
         self.path, self.image, self.display = Path(path), image, display
+        items, seq, stack = self._kept.pop(self.path, (None, None, None))
+        if stack is None and not first:
+            stack = self._new_stack()
+        self.undo = stack if stack is not None else self.undo
+        self.undo_group.setActiveStack(self.undo)
+        self._items = items or {k: [] for k in KINDS}
+        self._seq = seq or {k: [] for k in KINDS}
         self.image_token = next(_TOKENS)
         self.result = None
-        self.undo.clear()
-        self._items = {k: [] for k in KINDS}
-        self._seq = {k: [] for k in KINDS}
         self.ground_truth, self.gt_boundaries = [], []
         self.imageChanged.emit()
         self.constraintsReset.emit()
@@ -112,6 +133,33 @@ class SessionModel(QObject):
         """A new creation sequence number (larger than every item's)."""
         self._next_seq += 1
         return self._next_seq - 1
+
+    def seq_of(self, kind: str, index: int) -> int:
+        """The creation sequence number of one item (O(1), unlike :meth:`snapshot`)."""
+        return self._seq[kind][index]
+
+    def unsaved(self) -> list[Path]:
+        """Images of this session whose constraints changed since they were last saved or
+        loaded (and are not empty), the shown image first."""
+        every = [(self.path, self._items, self.undo)] if self.path is not None else []
+        every += [(p, items, stack) for p, (items, _seq, stack) in self._kept.items()]
+        return [p for p, items, stack in every if not stack.isClean() and any(items.values())]
+
+    def items_of(self, path) -> dict | None:
+        """A snapshot (as :meth:`snapshot`) of an image of this session, shown or kept."""
+        path = Path(path)
+        if path == self.path:
+            return self.snapshot()
+        if path not in self._kept:
+            return None
+        items, seq, _stack = self._kept[path]
+        return {**{k: tuple(v) for k, v in items.items()}, "order": {k: tuple(v) for k, v in seq.items()}}
+
+    def mark_saved(self, stack: QUndoStack, index: int, image_path) -> None:
+        """The constraints of ``stack``'s image as they were at ``index`` are in a file."""
+        if stack.index() == index:
+            stack.setClean()
+        self.constraintsSaved.emit(str(image_path))
 
     def counts(self) -> dict:
         return {k: len(v) for k, v in self._items.items()}

@@ -211,18 +211,11 @@ def test_autosave_and_recent_files(qtbot, window):
     from segapp.gui import persistence
 
     draw(qtbot, window, CANNOT, 150, 100, 160, 250)
-
-    def saved():
-        try:
-            return json.loads(persistence.session_file().read_text())["constraints"]["cannot_link"]
-        except (OSError, ValueError, KeyError):
-            return None
-
-    qtbot.waitUntil(lambda: saved() == [[150, 100, 160, 250]], timeout=10000)  # debounced, in the file thread
-    data = json.loads(persistence.session_file().read_text())
-    assert data["clean"] is False
-    assert persistence.crashed_session() is not None  # as if the app had died here
-    assert str(window.model.path) in persistence.recent()
+    window.autosave.flush()
+    (s,) = [s for s in persistence.unfinished() if s["image"] == str(window.model.path.absolute())]
+    assert s["items"]["cannot_link"] == [[150, 100, 160, 250, 1.0]]  # written at once, no debounce
+    assert s["dirty"] and s["end"] is None  # as if the app had died here
+    assert str(window.model.path.absolute()) in persistence.recent()
 
 
 def test_settings_restore_method_and_parameters(qtbot, window, shared_worker):
@@ -259,9 +252,8 @@ def test_crashed_session_is_restored(qtbot, window, shared_worker):
 
     window.model.set_param("max_nodes", 300)
     draw(qtbot, window, CANNOT, 150, 100, 160, 250)
-    qtbot.waitUntil(lambda: bool((persistence.crashed_session() or {}).get("constraints", {}).get("cannot_link")),
-                    timeout=10000)
-    data = persistence.crashed_session()  # the app "dies" here: no clean close
+    window.autosave.flush()
+    (data,) = persistence.unfinished()  # the app "dies" here: no clean close
     fresh = MainWindow(SegmentRunner(shared_worker))
     qtbot.addWidget(fresh)
     with qtbot.waitSignal(fresh.model.resultChanged, timeout=RESULT_TIMEOUT_MS):
@@ -271,8 +263,8 @@ def test_crashed_session_is_restored(qtbot, window, shared_worker):
     assert fresh.model.path == window.model.path
     assert fresh.model.rep_params == {"max_nodes": 300} and fresh.model.result.params["max_nodes"] == 300
     fresh.close()
-    assert json.loads(persistence.session_file().read_text())["clean"] is True
-    assert persistence.crashed_session() is None
+    window.close()
+    assert persistence.unfinished() == []  # both closed cleanly: nothing left to offer
 
 
 def test_drop_opens_the_image(qtbot, window, tmp_path):
