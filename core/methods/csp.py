@@ -192,7 +192,8 @@ def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int, cache=None):
     k = int(min(n - 1, min(n_pos, n_vectors + 3) + 1))
     cho = memo(cache, ("csp-cholesky",), lambda: _cholesky(Mmat))
     op = sla.LinearOperator((n, n), matvec=lambda x: Bs(x).ravel(), matmat=Bs, dtype=float)
-    Minv = sla.LinearOperator((n, n), matvec=lambda x: sl.cho_solve(cho, x), dtype=float)
+    Minv = sla.LinearOperator((n, n), matvec=lambda x: sl.cho_solve(cho, x, check_finite=False),
+                              dtype=float)
     mu, W = top_eigh(op, k, M=Mmat, Minv=Minv, v0=np.ones(n) - z * z.sum(), tol=1e-9, maxiter=300,
                      fix=False)
     a = -(W.T @ Bz) / zBz
