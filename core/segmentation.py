@@ -7,7 +7,6 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-from ._threads import one_thread
 from .constraints import Constraints
 from .errors import ContradictoryConstraintsWarning, ParameterError
 from .graph.affinity import affinity_key, boundary_affinity, node_affinity
@@ -130,10 +129,9 @@ def graph_for(prep: Prepared, method: str, params: dict) -> Representation:
     """Build (or find) the representation and affinity of ``prep`` for ``method`` and ``params``."""
     spec = check_method(method)
     rep_p, meth_p = split_params(method, params)
-    with one_thread():  # as in segment: the same threads, the same bits
-        rep = prep.representation(rep_p["representation"], node_cap(spec, meth_p, rep_p["max_nodes"]),
-                                  rep_p["work_pixels"])
-        graph_of(rep, rep_p, spec)
+    rep = prep.representation(rep_p["representation"], node_cap(spec, meth_p, rep_p["max_nodes"]),
+                              rep_p["work_pixels"])
+    graph_of(rep, rep_p, spec)
     return rep
 
 
@@ -191,7 +189,7 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
         raise ParameterError(f"constraints must be a core.Constraints, got {type(constraints).__name__}")
     constraints.validate(img.shape[:2])
     caught: list[str] = []
-    with warnings.catch_warnings(record=True) as rec, one_thread():
+    with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
         pixel_contradictions = constraints.contradictions()
         for msg in pixel_contradictions:
