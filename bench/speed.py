@@ -1,14 +1,32 @@
-"""Time core.segment for every method on a 481x321 image with 10 strokes (default settings).
+"""Per-stroke speed of every method against scikit-image's random walker, measured in one run.
 
-Run: python bench/speed.py [IMAGE]   (default: the first BSDS500 training image beside the
-project, else the project's demo image). Prints a Markdown table for the README. The first
-call per image builds the superpixels (cached); the table shows the per-stroke time (cached
-representation) and the cold time.
+Run (one benchmark at a time on a shared machine)::
+
+    flock /tmp/segapp-bench.lock python bench/speed.py [--strokes 8] [--large-strokes 4]
+
+For a 481x321 Berkeley image (default 100075.jpg) and the same image upscaled by this script
+to 4000x3000, every method runs in a fresh process, as the window's worker does: the image
+is loaded, ``core.prepare``d, segmented without constraints (**first result**: load,
+superpixels, affinity, factorisations and the first labels, from a cold cache), then
+re-segmented after each of a sequence of strokes (**per stroke**: median and p90 of
+``core.segment`` on the prepared image, constraints growing one stroke at a time, at K = 2
+and K = 3). Strokes join two random pixels of the K largest ground-truth segments: must-link
+within one, cannot-link across. The random walker (mode ``cg_mg``) runs in its own process on
+the same image with seeds at the same stroke endpoints, labelled with their true segment,
+one call per stroke; **ratio** = its median over the method's (K = 2 and 3 pooled). **Peak
+memory** is the process's peak resident size (image included). Timings on a loaded machine
+are noisy: quote them with the date and the load.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
+import os
+import resource
+import subprocess
 import sys
+import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -16,48 +34,159 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-import core  # noqa: E402
-from core.graph import representation  # noqa: E402
-from segapp.resources import DEMO_IMAGE  # noqa: E402
+BSDS = ROOT.parent / "shared" / "bsds500"
+BSDS_IMAGE = BSDS / "images" / "train" / "100075.jpg"
 
 
-def strokes(shape, n=10, seed=0):
-    r = np.random.RandomState(seed)
-    h, w = shape[:2]
-    pts = lambda: (int(r.randint(h)), int(r.randint(w)))  # noqa: E731
-    ml = [(*pts(), *pts()) for _ in range(n // 2)]
-    cl = [(*pts(), *pts()) for _ in range(n - n // 2)]
-    return core.Constraints(must_link=ml, cannot_link=cl)
+def parse(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--image", type=Path, default=BSDS_IMAGE, help="a BSDS image with ground truth")
+    p.add_argument("--strokes", type=int, default=8, help="strokes per K at 481x321")
+    p.add_argument("--large-strokes", type=int, default=4, help="strokes per K at 4000x3000")
+    p.add_argument("--methods", default=None, help="comma-separated methods (default: all)")
+    p.add_argument("--no-large", action="store_true", help="skip the 4000x3000 image")
+    p.add_argument("--child", nargs=3, metavar=("IMAGE", "GT", "WHAT"), help=argparse.SUPPRESS)
+    p.add_argument("--n", type=int, default=8, help=argparse.SUPPRESS)
+    return p.parse_args(argv)
 
 
-def main(argv):
-    bsds = sorted((ROOT.parent / "shared" / "bsds500" / "images" / "train").glob("*.jpg"))
-    path = Path(argv[0]) if argv else (bsds[0] if bsds else DEMO_IMAGE)
-    img = core.load_image(path)
-    cons = strokes(img.shape)
-    print(f"image {path.name} {img.shape[1]}x{img.shape[0]}, 10 strokes, default settings, K=2 and K=3")
-    print("| method | nodes | cold (s) | per stroke K=2 (s) | per stroke K=3 (s) |")
-    print("|---|---|---|---|---|")
-    for m in core.METHODS:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            representation._CACHE.clear()
-            t = time.perf_counter()
-            seg = core.segment(img, cons, method=m, n_segments=2)
-            cold = time.perf_counter() - t
-            warm = []
-            for k in (2, 3):
-                ts = []
-                for _ in range(3):
-                    t = time.perf_counter()
-                    core.segment(img, cons, method=m, n_segments=k)
-                    ts.append(time.perf_counter() - t)
-                warm.append(min(ts))
-        print(f"| {m} | {seg.n_nodes} | {cold:.2f} | {warm[0]:.2f} | {warm[1]:.2f} |", flush=True)
+def stroke_sequence(target: np.ndarray, n: int, seed: int = 0):
+    """``n`` growing ``core.Constraints``: each adds one link between two random cared pixels."""
+    import core
+    from core.eval.simulate import DONT_CARE
+
+    rng = np.random.RandomState(seed)
+    rows, cols = np.nonzero(target != DONT_CARE)
+    must, cannot, seq = [], [], []
+    for _ in range(n):
+        a, b = rng.randint(len(rows), size=2)
+        link = (int(rows[a]), int(cols[a]), int(rows[b]), int(cols[b]))
+        (must if target[link[0], link[1]] == target[link[2], link[3]] else cannot).append(link)
+        seq.append(core.Constraints(must_link=list(must), cannot_link=list(cannot)))
+    return seq
+
+
+def targets(gt_path: str, shape) -> dict:
+    """The K = 2 and K = 3 targets, resized (nearest) to ``shape``."""
+    from core.eval.bsds import load_ground_truth
+    from core.eval.simulate import make_target
+
+    gts = load_ground_truth(gt_path)
+    h, w = shape
+    out = {}
+    for k in (2, 3):
+        t = make_target(gts, k)
+        r = np.arange(h) * t.shape[0] // h
+        c = np.arange(w) * t.shape[1] // w
+        out[k] = t[r[:, None], c[None, :]]
+    return out
+
+
+def child(image_path: str, gt_path: str, what: str, n: int) -> dict:
+    """One process: one method (or the random walker) on one image; prints a JSON line."""
+    import core
+
+    warnings.simplefilter("ignore")
+    tiny = np.zeros((48, 48, 3))
+    tiny[:, 24:] = 1.0
+    core.segment(tiny, core.Constraints([(2, 2, 40, 40)]), max_nodes=64)  # imports, as the worker warms up
+    t0 = time.perf_counter()
+    img = core.load_image(image_path)
+    tg = targets(gt_path, img.shape[:2])
+    out = {"what": what, "size": f"{img.shape[1]}x{img.shape[0]}", "stroke_s": {}}
+    if what == "random_walker":
+        from core.eval.baselines import random_walker_segmenter
+
+        for k in (2, 3):
+            ts = []
+            for cons in stroke_sequence(tg[k], n):
+                t = time.perf_counter()
+                random_walker_segmenter(img, cons, tg[k], k)
+                ts.append(time.perf_counter() - t)
+            out["stroke_s"][k] = ts
+    else:
+        prep = core.prepare(img, method=what)
+        seg = core.segment(prep, None, method=what, n_segments=2)
+        out["first_s"] = time.perf_counter() - t0
+        out["nodes"] = seg.n_nodes
+        for k in (2, 3):
+            ts = []
+            for cons in stroke_sequence(tg[k], n):
+                t = time.perf_counter()
+                core.segment(prep, cons, method=what, n_segments=k)
+                ts.append(time.perf_counter() - t)
+            out["stroke_s"][k] = ts
+    out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return out
+
+
+def run_child(image: Path, gt: Path, what: str, n: int) -> dict:
+    cmd = [sys.executable, __file__, "--child", str(image), str(gt), what, "--n", str(n)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
+        return {"what": what, "error": last}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def large_copy(src: Path, folder: Path) -> Path:
+    """``src`` upscaled to 4000x3000 (bilinear), saved as a JPEG of quality 90."""
+    from PIL import Image
+
+    out = folder / f"{src.stem}_4000x3000.jpg"
+    Image.open(src).convert("RGB").resize((4000, 3000), Image.BILINEAR).save(out, quality=90)
+    return out
+
+
+def table(rows: list, rw: dict) -> list[str]:
+    lines = ["| method | nodes | first result (s) | per stroke K=2 median / p90 (ms) | "
+             "K=3 median / p90 (ms) | peak memory (MB) | random walker / method |",
+             "|---|---|---|---|---|---|---|"]
+    rw_med = np.median(rw["stroke_s"]["2"] + rw["stroke_s"]["3"]) if "error" not in rw else np.nan
+    for r in rows:
+        if "error" in r:
+            lines.append(f"| {r['what']} | failed: {r['error']} | | | | | |")
+            continue
+        cells = [f"{1000 * np.median(r['stroke_s'][k]):.0f} / {1000 * np.percentile(r['stroke_s'][k], 90):.0f}"
+                 for k in ("2", "3")]
+        med = np.median(r["stroke_s"]["2"] + r["stroke_s"]["3"])
+        lines.append(f"| {r['what']} | {r['nodes']} | {r['first_s']:.2f} | {cells[0]} | {cells[1]} | "
+                     f"{r['peak_mb']:.0f} | {rw_med / med:.1f}x |")
+    if "error" in rw:
+        lines.append(f"| random_walker (cg_mg) | failed: {rw['error']} | | | | | |")
+    else:
+        cells = [f"{1000 * np.median(rw['stroke_s'][k]):.0f} / {1000 * np.percentile(rw['stroke_s'][k], 90):.0f}"
+                 for k in ("2", "3")]
+        lines.append(f"| random_walker (cg_mg) | pixels | | {cells[0]} | {cells[1]} | {rw['peak_mb']:.0f} | 1 |")
+    return lines
+
+
+def main(argv=None) -> int:
+    a = parse(argv)
+    sys.path.insert(0, str(ROOT))
+    if a.child:
+        print(json.dumps(child(*a.child, a.n)))
+        return 0
+    import core
+
+    gt = a.image.parent.parent.parent / "groundTruth" / a.image.parent.name / f"{a.image.stem}.mat"
+    methods = a.methods.split(",") if a.methods else list(core.METHODS)
+    home = Path(tempfile.mkdtemp(prefix="segapp-speed-"))
+    images = [(a.image, a.strokes)] + ([] if a.no_large else [(large_copy(a.image, home), a.large_strokes)])
+    print(f"segapp speed, default settings, {time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores, "
+          f"load average {os.getloadavg()[0]:.1f} at the start; image {a.image.name} and its 4000x3000 copy")
+    for path, n in images:
+        rows = []
+        for m in methods:
+            rows.append(run_child(path, gt, m, n))
+            print(f"  {path.name} {m} done", file=sys.stderr, flush=True)
+        rw = run_child(path, gt, "random_walker", n)
+        size = next((r["size"] for r in rows + [rw] if "size" in r), path.name)
+        print(f"\n{size}, {n} strokes per K (one process per method)\n")
+        print("\n".join(table(rows, rw)), flush=True)
+    print(f"\nload average {os.getloadavg()[0]:.1f} at the end")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

@@ -3,7 +3,7 @@
 Never imports Qt. Public API::
 
     core.METHODS, core.REPRESENTATION_PARAMS, core.Block, core.Constraints, core.segment,
-    core.Segmentation, core.ConstrainedSpectralClustering, core.load_image,
+    core.Segmentation, core.prepare, core.Prepared, core.ConstrainedSpectralClustering, core.load_image,
     core.as_float_image, and the error and warning classes of :mod:`core.errors`
 
 Layout: :mod:`core.graph` (nodes, affinities, node constraints), :mod:`core.spectral`
@@ -21,10 +21,11 @@ from .estimator import ConstrainedSpectralClustering
 from .pipeline import SHARED_PARAMS as REPRESENTATION_PARAMS
 from .image import as_float_image, load_image
 from .methods import METHODS
+from .prepared import Prepared, prepare
 from .segmentation import Segmentation, segment
 
 __all__ = [
-    "METHODS", "REPRESENTATION_PARAMS", "Block", "Constraints", "segment", "Segmentation",
+    "METHODS", "REPRESENTATION_PARAMS", "Block", "Constraints", "segment", "Segmentation", "prepare", "Prepared",
     "ConstrainedSpectralClustering", "load_image", "as_float_image",
     "SegappError", "InvalidImageError", "ConstraintError", "ParameterError", "ConvergenceError",
     "SegappWarning", "ContradictoryConstraintsWarning", "DisconnectedGraphWarning", "ConvergenceWarning",

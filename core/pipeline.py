@@ -62,7 +62,8 @@ def pad_embedding(res: SpectralResult, m: int = MIN_SHOWN) -> SpectralResult:
 
 def run_method(spec: MethodSpec, K, nc: NodeConstraints, n_clusters: int, rng, *, params: dict,
                features: np.ndarray | None = None, warn: bool = True,
-               rounding: str = "constrained", rounding_prior: float = 0.0, graph=None) -> SpectralResult:
+               rounding: str = "constrained", rounding_prior: float = 0.0, graph=None,
+               cache=None) -> SpectralResult:
     """Run one method on a graph: the step both :func:`core.segment` and the estimator share.
 
     Parameters
@@ -88,6 +89,9 @@ def run_method(spec: MethodSpec, K, nc: NodeConstraints, n_clusters: int, rng, *
         See :data:`~core.spectral.rounding.ROUNDING_PARAMS`.
     graph : sparse matrix or ndarray, shape (n, n), optional
         The image graph the constrained rounding walks on (default ``K``).
+    cache : ScopedCache, optional
+        Where the method keeps what does not depend on the constraints
+        (:mod:`core.graph.cache`), keyed by ``K``'s settings; ``None``: nothing is kept.
 
     Returns
     -------
@@ -103,7 +107,7 @@ def run_method(spec: MethodSpec, K, nc: NodeConstraints, n_clusters: int, rng, *
         warn_contradictions(nc, stacklevel=4)
     try:
         with np.errstate(all="ignore"):
-            res = spec.fit(K, nc, n_clusters, rng, features=features, **params)
+            res = spec.fit(K, nc, n_clusters, rng, features=features, cache=cache, **params)
     except SegappError:
         raise
     except (np.linalg.LinAlgError, ValueError, ArithmeticError) as e:

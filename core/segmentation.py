@@ -9,13 +9,14 @@ from dataclasses import dataclass, field
 import numpy as np
 from .constraints import Constraints
 from .errors import ContradictoryConstraintsWarning, ParameterError
-from .graph.affinity import boundary_affinity, node_affinity
+from .graph.affinity import affinity_key, boundary_affinity, node_affinity
 from .graph.node_constraints import map_constraints
 from .eval.metrics import honoured
 from .graph.representation import Representation, build_representation
 from .image import check_image
 from .params import check_seed, resolve
 from .pipeline import SHARED_PARAMS, check_method, method_params, node_cap, run_method
+from .prepared import Prepared
 
 
 @dataclass
@@ -102,14 +103,48 @@ def split_params(method: str, params: dict) -> tuple[dict, dict]:
     return rep_p, method_params(spec, {k: v for k, v in params.items() if k in meth_names})
 
 
+def graph_of(rep: Representation, rep_p: dict, spec):
+    """The graph a method runs on, from the representation's cache (built on first use).
+
+    Returns
+    -------
+    K : ndarray, shape (n, n)
+        The method's affinity (:func:`~core.graph.affinity.node_affinity`), read-only.
+    G : sparse matrix or None
+        The boundary graph the constrained rounding walks on (only with ``rounding_prior``).
+    cache : ScopedCache
+        The representation's cache seen through the affinity's key, for the method's own
+        stroke-independent factorisations.
+    """
+    key = affinity_key(rep_p, spec.graph)
+    K = rep.cache.get(("affinity",) + key, lambda: node_affinity(rep, rep_p, spec.graph))
+    G = None
+    if rep_p["rounding"] == "constrained" and rep_p["rounding_prior"] > 0:
+        G = rep.cache.get(("boundary-graph", rep_p["sigma_intensity"], rep_p["sigma_boundary"]),
+                          lambda: boundary_affinity(rep, rep_p["sigma_intensity"], rep_p["sigma_boundary"]))
+    return K, G, rep.cache.scope(*key)
+
+
+def graph_for(prep: Prepared, method: str, params: dict) -> Representation:
+    """Build (or find) the representation and affinity of ``prep`` for ``method`` and ``params``."""
+    spec = check_method(method)
+    rep_p, meth_p = split_params(method, params)
+    rep = prep.representation(rep_p["representation"], node_cap(spec, meth_p, rep_p["max_nodes"]),
+                              rep_p["work_pixels"])
+    graph_of(rep, rep_p, spec)
+    return rep
+
+
 def segment(image, constraints: Constraints | None = None, method: str = "csp", n_segments: int = 2,
             random_state=0, **params) -> Segmentation:
     """Segment ``image`` into ``n_segments`` with pairwise constraints.
 
     Parameters
     ----------
-    image : ndarray, shape (H, W), (H, W, 3) or (H, W, 4)
-        Grey or colour, any integer or float dtype.
+    image : ndarray, shape (H, W), (H, W, 3) or (H, W, 4), or Prepared
+        Grey or colour, any integer or float dtype; or the same image from
+        :func:`core.prepare`, whose graphs and factorisations are then reused (the labels
+        are the same either way).
     constraints : Constraints, optional
         Links and blocks in full-image pixel coordinates.
     method : str
@@ -144,8 +179,10 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
     n_segments = int(n_segments)
     rng = check_seed(random_state)
     rep_p, meth_p = split_params(method, params)
-    img = np.asarray(image)
-    check_image(img)
+    prep = image if isinstance(image, Prepared) else None
+    img = prep.image if prep is not None else np.asarray(image)
+    if prep is None:
+        check_image(img)
     if constraints is None:
         constraints = Constraints()
     elif not isinstance(constraints, Constraints):
@@ -157,20 +194,19 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
         pixel_contradictions = constraints.contradictions()
         for msg in pixel_contradictions:
             warnings.warn("contradictory constraints: " + msg, ContradictoryConstraintsWarning, stacklevel=2)
-        rep = build_representation(img, rep_p["representation"], node_cap(spec, meth_p, rep_p["max_nodes"]),
-                                   rep_p["work_pixels"])
+        cap = node_cap(spec, meth_p, rep_p["max_nodes"])
+        rep = prep.representation(rep_p["representation"], cap, rep_p["work_pixels"]) if prep is not None \
+            else build_representation(img, rep_p["representation"], cap, rep_p["work_pixels"])
         if n_segments > rep.n_nodes:
             raise ParameterError(f"n_segments = {n_segments} exceeds the {rep.n_nodes} graph nodes; "
                                  f"use at most {rep.n_nodes} or raise max_nodes")
         feats = rep.features(rep_p["sigma_position"], rep_p["sigma_intensity"])
-        K = node_affinity(rep, rep_p, spec.graph)
-        G = boundary_affinity(rep, rep_p["sigma_intensity"], rep_p["sigma_boundary"]) \
-            if rep_p["rounding"] == "constrained" and rep_p["rounding_prior"] > 0 else None
+        K, G, cache = graph_of(rep, rep_p, spec)
         nc = map_constraints(constraints, rep, stroke_radius=rep_p["stroke_radius"],
                              sigma_intensity=rep_p["sigma_intensity"], max_pairs=rep_p["max_pairs"], rng=rng)
         res = run_method(spec, K, nc, n_segments, rng, params=meth_p, features=feats,
                          warn=not pixel_contradictions, rounding=rep_p["rounding"],
-                         rounding_prior=rep_p["rounding_prior"], graph=G)
+                         rounding_prior=rep_p["rounding_prior"], graph=G, cache=cache)
     for w in rec:
         caught.append(str(w.message))
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)

@@ -193,3 +193,13 @@ def node_affinity(rep, params: dict, form: str = "kernel") -> np.ndarray:
     if form == "adjacency":
         return W.toarray()
     return diffusion_kernel(W, params["diffusion_time"])
+
+
+def affinity_key(params: dict, form: str = "kernel") -> tuple:
+    """What :func:`node_affinity` depends on, as a cache key: the same key, the same matrix."""
+    if params["affinity"] == "gaussian":
+        return ("gaussian", float(params["sigma_position"]), float(params["sigma_intensity"]))
+    if params.get("graph_form", "auto") != "auto":
+        form = params["graph_form"]
+    key = ("boundary", form, float(params["sigma_intensity"]), float(params["sigma_boundary"]))
+    return key + ((float(params["diffusion_time"]),) if form == "kernel" else ())

@@ -19,7 +19,7 @@ import dataclasses
 import hashlib
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -27,6 +27,7 @@ from ..errors import ParameterError
 from ..image import working_image
 from ..params import ParamSpec
 from .boundaries import Boundaries, edge_map, region_boundaries
+from .cache import GraphCache
 
 NODE_PARAMS = (
     ParamSpec("representation", str, "superpixels",
@@ -64,6 +65,9 @@ class Representation:
         Working pixels per node.
     boundaries : Boundaries or None
         Which nodes touch and the image-edge strength along their shared boundaries.
+    cache : GraphCache
+        The stroke-independent results computed on these nodes (affinities, factorisations),
+        kept as long as the representation is.
     """
 
     kind: str
@@ -74,6 +78,7 @@ class Representation:
     colors: np.ndarray
     sizes: np.ndarray
     boundaries: Boundaries | None = None
+    cache: GraphCache = field(default_factory=GraphCache, compare=False, repr=False)
 
     @property
     def n_nodes(self) -> int:
@@ -170,8 +175,14 @@ _CACHE_LOCK = threading.Lock()
 _CACHE_SIZE = 6
 
 
+def image_digest(image: np.ndarray) -> tuple:
+    """What identifies an image's content in the caches: (hash, shape, dtype)."""
+    image = np.ascontiguousarray(image)
+    return hashlib.blake2b(image.view(np.uint8), digest_size=16).hexdigest(), image.shape, image.dtype.str
+
+
 def build_representation(image: np.ndarray, representation: str, max_nodes: int,
-                         work_pixels: int = 500_000) -> Representation:
+                         work_pixels: int = 500_000, digest: tuple | None = None) -> Representation:
     """Cached :func:`grid_representation` / :func:`superpixel_representation` of an image.
 
     Parameters
@@ -182,12 +193,13 @@ def build_representation(image: np.ndarray, representation: str, max_nodes: int,
     max_nodes : int
     work_pixels : int
         Most pixels of the working copy the nodes are computed on.
+    digest : tuple, optional
+        :func:`image_digest` of ``image``, when the caller already has it (hashing a
+        12-megapixel image costs tens of milliseconds).
     """
     if representation not in ("superpixels", "grid"):
         raise ParameterError(f"unknown representation {representation!r}; valid: 'superpixels', 'grid'")
-    image = np.ascontiguousarray(image)
-    digest = hashlib.blake2b(image.view(np.uint8), digest_size=16).hexdigest()
-    key = (digest, image.shape, image.dtype.str, representation, int(max_nodes), int(work_pixels))
+    key = (*(digest or image_digest(image)), representation, int(max_nodes), int(work_pixels))
     with _CACHE_LOCK:
         if key in _CACHE:
             _CACHE.move_to_end(key)

@@ -9,6 +9,7 @@ import scipy.linalg as sl
 import scipy.sparse as sp
 import scipy.sparse.linalg as sla
 
+from ..graph.cache import memo
 from ..errors import ConvergenceError, ConvergenceWarning, ParameterError
 from ..params import MethodSpec, ParamSpec
 from ..spectral import (SpectralResult, assign_labels, check_connected, fix_signs, normalize, row_normalize,
@@ -41,16 +42,16 @@ def constraint_matrix(nc, n_segments_hint: int | None = None) -> sp.csr_matrix:
     diag = np.zeros(n)
     for idx, pairs, w, s in ((nc.link_must, nc.must, nc.must_w, 1.0),
                              (nc.link_cannot, nc.cannot, nc.cannot_w, -1.0)):
-        for (i, j), wt in zip(pairs[idx], w[idx]):
-            rows += [i, j]
-            cols += [j, i]
-            vals += [s * wt, s * wt]
-            diag[i] = max(diag[i], wt)
-            diag[j] = max(diag[j], wt)
+        p, wt = pairs[idx].reshape(-1, 2), np.asarray(w, float)[idx]
+        rows.append(p.ravel())  # (i, j), (j, i) per pair, in the pairs' order
+        cols.append(p[:, ::-1].ravel())
+        vals.append(np.repeat(s * wt, 2))
+        np.maximum.at(diag, p[:, 0], wt)
+        np.maximum.at(diag, p[:, 1], wt)
     nz = np.flatnonzero(diag)
-    rows += nz.tolist()
-    cols += nz.tolist()
-    vals += diag[nz].tolist()
+    rows = np.concatenate(rows + [nz])
+    cols = np.concatenate(cols + [nz])
+    vals = np.concatenate(vals + [diag[nz]])
     Q = sp.coo_matrix((vals, (rows, cols)), shape=(n, n)).tocsr()
     lab = nc.labels
     if lab.size and lab.max() >= 0:
@@ -70,7 +71,41 @@ def default_beta(lam_max: float, vol: float, n_constraints: int, n: int) -> floa
     return lam_max * vol * (0.5 + 0.4 * n_constraints / float(n) ** 2)
 
 
-def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int):
+def graph_part(A: np.ndarray) -> dict:
+    """What Algorithm 1 needs of the graph alone: degrees ``d``, ``vol``, ``d^-1/2``,
+    ``L_bar = I - D^-1/2 A D^-1/2``, the trivial vector ``z = D^1/2 1 / sqrt(vol)`` and the
+    right-hand matrix ``M = L_bar + z z^T`` (see :func:`solve_csp`).
+
+    Raises
+    ------
+    ConvergenceError
+        A node of zero degree.
+    """
+    n = A.shape[0]
+    d = A.sum(1)
+    if np.any(d <= 0):
+        raise ConvergenceError("csp: a node has zero degree, so D^-1/2 in Algorithm 1 is undefined; "
+                               "widen the affinity (sigma_position, sigma_intensity or gamma)")
+    vol = float(d.sum())
+    S, isq = normalize(A)
+    Lbar = -S
+    Lbar[np.diag_indices(n)] += 1.0
+    z = np.sqrt(d) / np.sqrt(vol)
+    # A 1e-10 ridge keeps the pencil definite when the graph is disconnected (L_bar then has
+    # more than one null vector); it moves the feasible vectors by ~1e-10.
+    Mmat = Lbar + np.outer(z, z) + 1e-10 * np.eye(n)
+    return {"d": d, "vol": vol, "isq": isq, "Lbar": Lbar, "z": z, "Mmat": Mmat}
+
+
+def _cholesky(M: np.ndarray):
+    try:
+        return sl.cho_factor(M)
+    except sl.LinAlgError:
+        raise ConvergenceError("csp: the Laplacian is singular beyond its trivial vector "
+                               "(disconnected graph); widen the affinity (sigma_position / gamma)") from None
+
+
+def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int, cache=None):
     """Algorithm 1: feasible generalised eigenvectors of eq. 15, cheapest first.
 
     Parameters
@@ -84,6 +119,8 @@ def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int):
         ``None``: eq. 17.
     n_vectors : int
         Most vectors to return (feasible only, cheapest first).
+    cache : ScopedCache, optional
+        ``A``'s cache: :func:`graph_part` and the Cholesky factor of ``M`` are computed once.
 
     Returns
     -------
@@ -104,15 +141,8 @@ def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int):
     (line 10). Deviation for speed: only the ``n_vectors + 4`` feasible vectors of largest
     ``mu`` are computed and ranked, not all of them (all of them when there are that few).
     """
-    n = A.shape[0]
-    d = A.sum(1)
-    if np.any(d <= 0):
-        raise ConvergenceError("csp: a node has zero degree, so D^-1/2 in Algorithm 1 is undefined; "
-                               "widen the affinity (sigma_position, sigma_intensity or gamma)")
-    vol = float(d.sum())
-    S, isq = normalize(A)
-    Lbar = -S
-    Lbar[np.diag_indices(n)] += 1.0
+    g = memo(cache, ("csp-graph",), lambda: graph_part(A))
+    n, d, vol, isq, Lbar, z = A.shape[0], g["d"], g["vol"], g["isq"], g["Lbar"], g["z"]
     if Q is None:
         Qbar = sp.identity(n, format="csr")
         lam_max, n_constraints, eig_T = 1.0, n, np.ones(n)
@@ -137,7 +167,6 @@ def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int):
             "line 4). Leave beta empty to use eq. 17."
         )
     c = beta / vol
-    z = np.sqrt(d) / np.sqrt(vol)
 
     def Bmul(x):
         return Qbar @ x - c * x
@@ -155,21 +184,16 @@ def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int):
         y = y - z[:, None] * (z @ y)
         return y - Pbz[:, None] * ((Pbz @ x) / zBz)
 
-    # A 1e-10 ridge keeps the pencil definite when the graph is disconnected (L_bar then has
-    # more than one null vector); it moves the feasible vectors by ~1e-10.
-    Mmat = Lbar + np.outer(z, z) + 1e-10 * np.eye(n)
+    Mmat = g["Mmat"]
     n_pos = int(np.sum(eig_T > c)) if Q is not None else n - 1
     # ARPACK is asked for the feasible vectors only (their count is known from the small Q_bar
     # block, plus one for the inertia the trivial direction can shift): they are well
     # separated from the cluster of mu <= 0, which ARPACK would otherwise crawl into.
     k = int(min(n - 1, min(n_pos, n_vectors + 3) + 1))
-    try:
-        cho = sl.cho_factor(Mmat)
-    except sl.LinAlgError:
-        raise ConvergenceError("csp: the Laplacian is singular beyond its trivial vector "
-                               "(disconnected graph); widen the affinity (sigma_position / gamma)") from None
+    cho = memo(cache, ("csp-cholesky",), lambda: _cholesky(Mmat))
     op = sla.LinearOperator((n, n), matvec=lambda x: Bs(x).ravel(), matmat=Bs, dtype=float)
-    Minv = sla.LinearOperator((n, n), matvec=lambda x: sl.cho_solve(cho, x), dtype=float)
+    Minv = sla.LinearOperator((n, n), matvec=lambda x: sl.cho_solve(cho, x, check_finite=False),
+                              dtype=float)
     mu, W = top_eigh(op, k, M=Mmat, Minv=Minv, v0=np.ones(n) - z * z.sum(), tol=1e-9, maxiter=300,
                      fix=False)
     a = -(W.T @ Bz) / zBz
@@ -187,7 +211,7 @@ def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int):
             "vol": vol}
 
 
-def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, beta=None) -> SpectralResult:
+def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, cache=None, *, beta=None) -> SpectralResult:
     """Constrained spectral clustering by generalised eigendecomposition (CSP).
 
     Parameters
@@ -201,6 +225,8 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, beta=None) ->
     rng : numpy.random.RandomState
     features : ndarray, optional
         Unused.
+    cache : ScopedCache, optional
+        ``K``'s stroke-independent results (:mod:`core.graph.cache`); ``None``: nothing kept.
     beta : float or None
         Eq. 15's threshold; ``None`` resolves by eq. 17 (reported in ``info['beta']``).
 
@@ -259,14 +285,14 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, beta=None) ->
     Q = None if (nc.empty and nc.n_labels == 0) else constraint_matrix(nc)
     if Q is not None and Q.nnz == 0:
         Q = None
-    check_connected(K, "graph", stacklevel=4)
-    sol = solve_csp(K, Q, beta, n_show)
+    check_connected(K, "graph", stacklevel=4, cache=cache)
+    sol = solve_csp(K, Q, beta, n_show, cache)
     info = {}
     if sol["n_feasible"] == 0 and beta is None and Q is not None:
         beta17, halvings = sol["beta"], 0
         while sol["n_feasible"] == 0 and halvings < MAX_BETA_HALVINGS:
             halvings += 1
-            sol = solve_csp(K, Q, beta17 / 2.0 ** halvings, n_show)
+            sol = solve_csp(K, Q, beta17 / 2.0 ** halvings, n_show, cache)
         if sol["n_feasible"]:
             warnings.warn(f"csp: no eigenvector is feasible at beta = {beta17:.4g} (eq. 17); beta was "
                           f"halved {halvings} time(s) to {sol['beta']:.4g}, where {sol['n_feasible']} "

@@ -7,6 +7,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as sla
 
 from ..graph.affinity import knn_graph
+from ..graph.cache import memo
 from ..params import MethodSpec, ParamSpec
 from ..spectral import SpectralResult, njw, normalize
 
@@ -26,6 +27,13 @@ def normalized_knn(K: np.ndarray, n_neighbors: int):
     return W, Lt
 
 
+def graph_part(K: np.ndarray, n_neighbors: int, alpha: float) -> tuple:
+    """Steps (1)-(2) and the LU factor of step (3)'s system: ``(W, L~, lu)``, which the
+    constraints do not change."""
+    W, Lt = normalized_knn(K, n_neighbors)
+    return W, Lt, propagation_lu(Lt, alpha)
+
+
 def constraint_matrix_z(nc) -> sp.csr_matrix:
     """``Z`` of eq. 1: ``+w`` for must-links, ``-w`` for cannot-links (soft ``|Z_ij| <= 1``)."""
     n = nc.n_nodes
@@ -37,18 +45,24 @@ def constraint_matrix_z(nc) -> sp.csr_matrix:
     return Z
 
 
-def propagate(Lt: sp.spmatrix, Z: sp.spmatrix, alpha: float) -> np.ndarray:
+def propagation_lu(Lt: sp.spmatrix, alpha: float):
+    """The sparse LU factor of ``I - a L~`` (stroke-independent)."""
+    n = Lt.shape[0]
+    return sla.splu((sp.identity(n, format="csc") - alpha * Lt).tocsc())
+
+
+def propagate(Lt: sp.spmatrix, Z: sp.spmatrix, alpha: float, lu=None) -> np.ndarray:
     """Closed form eq. 3: ``F* = (1-a)^2 (I - a L~)^-1 Z (I - a L~)^-1``.
 
     ``Z`` is non-zero only on the ``s`` constrained nodes ``S``, so with
     ``G = (I - a L~)^-1[:, S]`` (``s`` sparse solves) ``F* = (1-a)^2 G Z[S, S] G^T``.
+    ``lu``: :func:`propagation_lu` of ``L~`` and ``alpha``, when the caller keeps it.
     """
     n = Lt.shape[0]
     S = np.unique(Z.nonzero()[0])
     if len(S) == 0:
         return np.zeros((n, n))
-    Msys = (sp.identity(n, format="csc") - alpha * Lt).tocsc()
-    lu = sla.splu(Msys)
+    lu = propagation_lu(Lt, alpha) if lu is None else lu
     E = np.zeros((n, len(S)))
     E[S, np.arange(len(S))] = 1.0
     G = lu.solve(E)
@@ -62,7 +76,7 @@ def reweight(W: np.ndarray, F: np.ndarray) -> np.ndarray:
     return np.where(F >= 0, 1.0 - (1.0 - F) * (1.0 - W), (1.0 + F) * W)
 
 
-def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, n_neighbors=20,
+def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, cache=None, *, n_neighbors=20,
         alpha=0.8) -> SpectralResult:
     """E2CP: propagate both kinds of constraints to every pair, then spectral clustering.
 
@@ -75,6 +89,8 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, n_neighbors=2
     rng : numpy.random.RandomState
     features : ndarray, optional
         Unused (the k-NN graph is taken from ``K``: the most similar points).
+    cache : ScopedCache, optional
+        ``K``'s stroke-independent results (:mod:`core.graph.cache`); ``None``: nothing kept.
     n_neighbors : int
     alpha : float
 
@@ -111,9 +127,10 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, n_neighbors=2
     Z. Lu, H. H. S. Ip, Constrained spectral clustering via exhaustive and efficient
     constraint propagation, ECCV 2010.
     """
-    W, Lt = normalized_knn(K, n_neighbors)
+    W, Lt, lu = memo(cache, ("e2cp-graph", int(n_neighbors), float(alpha)),
+                     lambda: graph_part(K, n_neighbors, alpha))
     Z = constraint_matrix_z(nc)
-    F = propagate(Lt, Z, alpha)
+    F = propagate(Lt, Z, alpha, lu)
     Wt = reweight(W, F)
     return njw(Wt, n_clusters, rng, what="k-NN graph")
 

@@ -37,16 +37,17 @@ def constraint_matrix(pairs_m, w_m, pairs_c, w_c, eps_m, eps_c):
         ``w`` scales the link's precision ``1/eps^2``.
     """
     S = np.unique(np.concatenate([np.ravel(pairs_m), np.ravel(pairs_c)]).astype(np.int64))
-    pos = {int(v): k for k, v in enumerate(S)}
     Ms = np.zeros((len(S), len(S)))
     for pairs, w, sign, eps in ((pairs_m, w_m, -1.0, eps_m), (pairs_c, w_c, 1.0, eps_c)):
-        for (i, j), wt in zip(np.asarray(pairs).reshape(-1, 2), np.asarray(w).ravel()):
-            a, b = pos[int(i)], pos[int(j)]
-            p = wt / eps ** 2
-            Ms[a, a] += p
-            Ms[b, b] += p
-            Ms[a, b] += sign * p
-            Ms[b, a] += sign * p
+        ab = np.searchsorted(S, np.asarray(pairs, np.int64).reshape(-1, 2))
+        p = np.asarray(w, float).ravel() / eps ** 2
+        if len(p) == 0:
+            continue
+        a, b = ab[:, 0], ab[:, 1]
+        # per pair, in the pairs' order: (a, a) += p, (b, b) += p, (a, b) and (b, a) += sign p
+        rows = np.stack([a, b, a, b], 1).ravel()
+        cols = np.stack([a, b, b, a], 1).ravel()
+        np.add.at(Ms, (rows, cols), np.stack([p, p, sign * p, sign * p], 1).ravel())
     return S, Ms
 
 
@@ -104,7 +105,7 @@ def algorithm_b(K, nc, eps_m, eps_c) -> np.ndarray:
     return np.maximum(A, 0.0)
 
 
-def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, epsilon_m=1e-5,
+def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, cache=None, *, epsilon_m=1e-5,
         epsilon_c=1e-5, algorithm="auto") -> SpectralResult:
     """Affinity propagation of pairwise constraints, then spectral clustering.
 
@@ -118,6 +119,8 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, epsilon_m=1e-
     rng : numpy.random.RandomState
     features : ndarray, shape (n, d), optional
         Unused.
+    cache : ScopedCache, optional
+        ``K``'s stroke-independent results (:mod:`core.graph.cache`); ``None``: nothing kept.
     epsilon_m, epsilon_c : float
         Softness of must- and cannot-links (eq. 3).
     algorithm : {'auto', 'A', 'B'}

@@ -8,7 +8,7 @@ from ..params import MethodSpec
 from ..spectral import SpectralResult, njw
 
 
-def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None) -> SpectralResult:
+def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, cache=None) -> SpectralResult:
     """Unconstrained spectral clustering; constraints are ignored.
 
     Parameters
@@ -21,6 +21,8 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None) -> SpectralResul
     rng : numpy.random.RandomState
     features : ndarray, shape (n, d), optional
         Unused.
+    cache : ScopedCache, optional
+        ``K``'s cache: the spectrum is computed once per graph (constraints never change it).
 
     Returns
     -------
@@ -45,7 +47,7 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None) -> SpectralResul
     J. Shi, J. Malik, Normalized cuts and image segmentation, IEEE TPAMI 22(8), 2000.
     A. Ng, M. Jordan, Y. Weiss, On spectral clustering: analysis and an algorithm, NIPS 2001.
     """
-    return njw(K, n_clusters, rng)
+    return njw(K, n_clusters, rng, cache=cache)
 
 
 SPEC = MethodSpec(

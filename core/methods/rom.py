@@ -6,6 +6,7 @@ import numpy as np
 import scipy.linalg as sl
 from scipy.spatial.distance import pdist
 
+from ..graph.cache import memo
 from ..graph.node_constraints import components
 from ..params import MethodSpec, ParamSpec
 from ..spectral import SpectralResult, njw, normalize
@@ -46,7 +47,33 @@ def rom_affinity(W: np.ndarray, Y: np.ndarray, alpha: float) -> np.ndarray:
     return F + F.T
 
 
-def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, alpha=None) -> SpectralResult:
+def ranking_spectrum(W: np.ndarray) -> tuple:
+    """Eigenpairs ``(lam, V)`` of ``S = D^-1/2 W D^-1/2`` (``W`` with a zero diagonal): with
+    them ``(I - a S)^-1 = V diag(1 / (1 - a lam)) V^T`` for every ``alpha`` (which eq. 8 takes
+    from the must-links), so the constraints need no new factorisation."""
+    W = np.array(W, dtype=float)
+    np.fill_diagonal(W, 0.0)
+    S, _ = normalize(W)
+    return np.linalg.eigh(S)
+
+
+def rom_affinity_spectral(lam: np.ndarray, V: np.ndarray, comp: np.ndarray, alpha: float) -> np.ndarray:
+    """Eq. 6 as :func:`rom_affinity` computes it, from :func:`ranking_spectrum` and the must-link
+    components ``comp`` (``Y_ij = 1`` iff ``comp[i] == comp[j]``).
+
+    Column ``j`` of ``(I - a S)^-1 Y`` is the sum of the columns of ``(I - a S)^-1`` over
+    ``j``'s component: one ``n x n`` product and a sparse column sum.
+    """
+    import scipy.sparse as sp
+
+    n = len(comp)
+    inv = (V * (1.0 / (1.0 - alpha * lam))) @ V.T
+    C = sp.csr_matrix((np.ones(n), (comp, np.arange(n))), shape=(int(comp.max()) + 1, n))
+    F = np.asarray(C @ inv).T[:, comp]  # inv is symmetric: (C inv)^T = inv C^T
+    return F + F.T
+
+
+def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, cache=None, *, alpha=None) -> SpectralResult:
     """SRoM-MSC: RoM affinity graph from must-link closure, then Yu-Shi MSC.
 
     Parameters
@@ -59,6 +86,8 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, alpha=None) -
     features : ndarray, shape (n, d), optional
         Scaled features, for eq. 8's Euclidean distances; without them distances are
         ``sqrt(-2 log K)`` (the same for a unit Gaussian on scaled features).
+    cache : ScopedCache, optional
+        ``K``'s stroke-independent results (:mod:`core.graph.cache`); ``None``: nothing kept.
     alpha : float or None
 
     Returns
@@ -68,6 +97,8 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, alpha=None) -
 
     Notes
     -----
+    Eq. 6 is computed from the eigendecomposition of ``S`` (:func:`rom_affinity_spectral`),
+    kept in ``cache``: a stroke changes ``Y`` and ``alpha`` only.
     ``Y = I`` without constraints and ``alpha = 0.99``; with must-links ``Y_ij = 1`` on their
     transitive closure and ``alpha`` by eq. 8. MSC (sec. 2.1): the top K eigenvectors of
     ``D^-1 A*`` discretised by Yu & Shi (2003).
@@ -104,10 +135,10 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, alpha=None) -
             alpha = alpha_eq8(f, must)
         else:
             alpha = 0.99
-    Y = closure_y(n, must) if len(must) else np.eye(n)
-    A = rom_affinity(K, Y, alpha)
+    lam, V = memo(cache, ("rom-eigh",), lambda: ranking_spectrum(K))
+    comp = components(n, must)
+    A = rom_affinity_spectral(lam, V, comp, alpha)
     if len(nc.cannot):
-        comp = components(n, must)
         for i, j in nc.cannot:
             a = comp == comp[i]
             b = comp == comp[j]

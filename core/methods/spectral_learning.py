@@ -25,7 +25,7 @@ def constrained_affinity(K: np.ndarray, nc) -> np.ndarray:
     return A
 
 
-def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None) -> SpectralResult:
+def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, cache=None) -> SpectralResult:
     """Spectral learning (Kamvar, Klein & Manning 2003).
 
     Parameters
@@ -37,6 +37,8 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None) -> SpectralResul
     rng : numpy.random.RandomState
     features : ndarray, shape (n, d), optional
         Unused.
+    cache : ScopedCache, optional
+        ``K``'s stroke-independent results (:mod:`core.graph.cache`); ``None``: nothing kept.
 
     Returns
     -------

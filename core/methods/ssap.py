@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import warnings
 
 import numpy as np
 from scipy.spatial.distance import cdist
 
 from ..errors import ConvergenceError, ConvergenceWarning, ParameterError
+from ..graph.cache import memo
 from ..params import MethodSpec, ParamSpec
 from ..spectral import SpectralResult, njw
 
@@ -196,7 +198,7 @@ def gaussian_update(S, links, sign, step, labels, ex, gaps):
     return S
 
 
-def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, variant="gaussian", step=1.0,
+def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, cache=None, *, variant="gaussian", step=1.0,
         rounds=8, damping=0.9, max_iter=500, convergence_iter=15, ap_nodes=300) -> SpectralResult:
     """Semi-supervised affinity propagation with constraint-driven similarity updates.
 
@@ -211,6 +213,8 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, variant="gaus
         Unused (AP here is deterministic).
     features : ndarray, shape (n, d), optional
         Needed by ``variant='metric'``.
+    cache : ScopedCache, optional
+        ``K``'s stroke-independent results (:mod:`core.graph.cache`); ``None``: nothing kept.
     variant : {'gaussian', 'metric'}
     step, rounds, damping, max_iter, convergence_iter, ap_nodes : see :data:`PARAMS`.
 
@@ -271,9 +275,14 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, *, variant="gaus
         S = 2.0 * np.log(np.clip(K, 1e-300, None))
         S = (S + S.T) / 2.0
     scale = max(float(np.median(np.abs(S[~np.eye(n, dtype=bool)]))), 1e-12)
+    def search(S, start):  # the first round's S is the constraints-free one: kept per graph
+        key = ("ssap-search", hashlib.blake2b(S.tobytes(), digest_size=16).hexdigest(), n_clusters, start,
+               tuple(sorted(ap_kw.items())))
+        return memo(cache, key, lambda: preference_for(S, n_clusters, ap_kw, start=start))
+
     pref, done, best = None, 0, None
     for done in range(1, rounds + 1):
-        pref, labels, ex, exact = preference_for(S, n_clusters, ap_kw, start=pref)
+        pref, labels, ex, exact = search(S, pref)
         vm = labels[nc.must[:, 0]] != labels[nc.must[:, 1]] if len(nc.must) else np.zeros(0, bool)
         vc = labels[nc.cannot[:, 0]] == labels[nc.cannot[:, 1]] if len(nc.cannot) else np.zeros(0, bool)
         violated = np.concatenate([vm, vc])

@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 
+from .._threads import one_thread
 from .discretize import yu_shi
 from .linalg import row_normalize
 
@@ -19,7 +20,7 @@ def kmeans_labels(E: np.ndarray, n_clusters: int, rng) -> np.ndarray:
 
     if E.shape[0] <= n_clusters:
         return np.arange(E.shape[0]) % n_clusters
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), one_thread():
         warnings.simplefilter("ignore")  # sklearn's "fewer distinct points than clusters"
         km = KMeans(n_clusters=n_clusters, n_init=10, random_state=rng).fit(E)
     return km.labels_.astype(np.int64)

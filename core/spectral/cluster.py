@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..graph.cache import memo
 from .assign import assign_labels
 from .eigen import top_eigh
 from .linalg import check_connected, fix_signs, normalize, row_normalize
@@ -46,7 +47,7 @@ class SpectralResult:
 
 
 def njw(A, n_clusters: int, rng, *, n_show: int = 3, what: str = "graph",
-        rule: str = "kmeans") -> SpectralResult:
+        rule: str = "kmeans", cache=None) -> SpectralResult:
     """Spectral clustering of affinity ``A`` (Ng, Jordan & Weiss 2001).
 
     The top ``n_clusters`` eigenvectors ``v`` of ``S = D^-1/2 A D^-1/2`` are row-normalised
@@ -63,6 +64,9 @@ def njw(A, n_clusters: int, rng, *, n_show: int = 3, what: str = "graph",
     what : str
         Names the graph in the disconnection warning.
     rule : {'kmeans', 'yu-shi'}
+    cache : GraphCache or ScopedCache, optional
+        Only when ``A`` is the graph the cache belongs to (ncut's unconstrained affinity): its
+        connectivity and spectrum are then computed once (:mod:`core.graph.cache`).
 
     Returns
     -------
@@ -72,12 +76,19 @@ def njw(A, n_clusters: int, rng, *, n_show: int = 3, what: str = "graph",
         normalised Laplacian ``I - S``.
     """
     n = A.shape[0]
-    check_connected(A, what, stacklevel=4)
-    S, isq = normalize(A)
+    check_connected(A, what, stacklevel=4, cache=cache)
     k = min(n, max(n_clusters, n_show + 1))
-    w, v = top_eigh(S, k)
+    w, v, isq = memo(cache, ("spectrum", k), lambda: spectrum(A, k))
     V = v[:, :n_clusters]
     E = row_normalize(V * isq[:, None] if rule == "yu-shi" else V)
     labels, _ = assign_labels(E, n_clusters, rng, rule)
     U = fix_signs(v[:, 1:] * isq[:, None])
     return SpectralResult(labels, U, 1.0 - w[1:], A, {}, cluster_embedding=E)
+
+
+def spectrum(A, k: int) -> tuple:
+    """The top ``k`` eigenpairs ``(w, v)`` of ``S = D^-1/2 A D^-1/2`` and ``d^-1/2``."""
+    S, isq = normalize(A)
+    w, v = top_eigh(S, k)
+    return w, v, isq
+

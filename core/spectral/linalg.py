@@ -73,9 +73,12 @@ def n_components(A) -> int:
     return int(connected_components(G, directed=False)[0])
 
 
-def check_connected(A, what: str = "graph", stacklevel: int = 3) -> int:
-    """Warn with :class:`DisconnectedGraphWarning` when ``A > 0`` has several components."""
-    n_comp = n_components(A)
+def check_connected(A, what: str = "graph", stacklevel: int = 3, cache=None) -> int:
+    """Warn with :class:`DisconnectedGraphWarning` when ``A > 0`` has several components.
+
+    ``cache`` (a :class:`~core.graph.cache.GraphCache` of the graph ``A`` itself) keeps the
+    count; the warning is given on every call."""
+    n_comp = n_components(A) if cache is None else cache.get(("components",), lambda: n_components(A))
     if n_comp > 1:
         warnings.warn(f"the {what} has {n_comp} disconnected parts; each part is cut on its own "
                       "and the eigenvectors are piecewise constant over them",

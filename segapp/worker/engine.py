@@ -1,6 +1,8 @@
 """The worker's computation: one image held per process, ``core.segment`` per request.
 
-The window sends the image once (:meth:`Engine.set_image`); each request then carries only
+The window sends the image once (:meth:`Engine.set_image`), held as a :class:`core.Prepared`:
+its representations, affinities and each method's stroke-independent factorisations are
+computed on the first request and reused by every later one. Each request then carries only
 the constraints and settings, and its result only node-level arrays, plus the node map
 when the window does not hold it yet. Exports and the adjusted Rand index paint labels at
 full size here, never in the window.
@@ -27,6 +29,7 @@ class Engine:
     def __init__(self):
         self.token: int | None = None
         self.image: np.ndarray | None = None
+        self.prepared: core.Prepared | None = None
         self.ground_truth: np.ndarray | None = None
         self.gt_token: int | None = None
         self._recent: OrderedDict[int, core.Segmentation] = OrderedDict()
@@ -50,6 +53,7 @@ class Engine:
     def set_image(self, token: int, image: np.ndarray) -> None:
         self.received["image"] += 1
         self.token, self.image = token, image
+        self.prepared = core.Prepared(image)
         self._recent.clear()
         self._prepared.clear()
 
@@ -84,7 +88,7 @@ class Engine:
         cons = core.Constraints(req.must_link, req.cannot_link, req.blocks, order=req.order)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # seg.warnings keeps their messages for the status bar
-            seg = core.segment(self.image, cons, method=req.method, n_segments=req.n_segments, **req.params)
+            seg = core.segment(self.prepared, cons, method=req.method, n_segments=req.n_segments, **req.params)
         self._recent[req.rid] = seg
         while len(self._recent) > KEEP_RESULTS:
             self._recent.popitem(last=False)
@@ -96,6 +100,15 @@ class Engine:
             warnings=tuple(seg.warnings), info=_plain(seg.info), params=_plain(seg.params),
             seconds=seg.seconds, n_nodes=seg.n_nodes, map_key=nm.key,
             node_map=None if nm.key in req.have_maps else nm, ari=self._ari(seg), ari_token=self.gt_token)
+
+    def cache_builds(self) -> dict:
+        """How often each stroke-independent part was computed for the held image, summed
+        over its representations (diagnostics: a working cache builds each once per setting)."""
+        total: dict = {}
+        for rep in ([] if self.prepared is None else self.prepared.representations()):
+            for kind, count in rep.cache.builds.items():
+                total[kind] = total.get(kind, 0) + count
+        return total
 
     def score(self, rid: int) -> tuple:
         """``(rid, ground-truth token, ARI or None)`` of result ``rid`` against the ground truth."""

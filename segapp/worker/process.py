@@ -56,7 +56,8 @@ def serve(inbox, outbox) -> int:
                 outbox.send(("progress", engine.describe(args[0])))
                 value = engine.segment(args[0])
             elif op == "diagnostics":
-                value = {**diagnostics(), "received": dict(engine.received), "image_token": engine.token}
+                value = {**diagnostics(), "received": dict(engine.received), "image_token": engine.token,
+                         "cache_builds": engine.cache_builds()}
             else:
                 value = getattr(engine, {"ground_truth": "set_ground_truth", "score": "score", "export": "export",
                                          "read_constraints": "read_constraints"}[op])(*args)

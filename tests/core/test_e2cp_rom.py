@@ -66,6 +66,16 @@ def test_rom_eq5_equals_iteration(rng):
     assert (A6 >= -1e-12).all()  # RoM-AG is non-negative (eq. 7)
 
 
+def test_rom_affinity_from_the_spectrum_is_eq6(rng):
+    """What fit computes (one eigendecomposition for every stroke) is rom_affinity's eq. 6."""
+    x, K = _data(rng)
+    must = np.array([[0, 3], [3, 30], [7, 8]])
+    lam, V = rom.ranking_spectrum(K)
+    for a in (0.5, 0.99):
+        A = rom.rom_affinity_spectral(lam, V, rom.components(40, must), a)
+        assert np.allclose(A, rom.rom_affinity(K, rom.closure_y(40, must), a), rtol=1e-9, atol=1e-9)
+
+
 def test_rom_closure_and_alpha(rng):
     """Steps 1-2: Y is the transitive closure; alpha = 0.99 unconstrained, eq. 8 otherwise."""
     Y = rom.closure_y(5, np.array([[0, 1], [1, 2]]))

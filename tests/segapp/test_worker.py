@@ -199,3 +199,20 @@ def test_a_stopped_client_refuses_work_instead_of_restarting():
     with pytest.raises(WorkerDied, match="stopped"):
         c.call("diagnostics")
     assert c.pid is None and c.restarts == 0
+
+
+def test_the_engine_builds_the_affinity_once_for_many_strokes():
+    from segapp.worker.engine import Engine
+
+    engine = Engine()
+    image = core.load_image(DEMO_IMAGE)
+    engine.set_image(7, image)
+    links = [(40, 60, 40, 300, 1.0), (150, 100, 160, 250, 1.0), (60, 80, 200, 90, 1.0)]
+    for rid in range(1, 4):
+        res = engine.segment(SegmentRequest(rid, 7, tuple(links[:rid]), (), (), "csp", 2, {}))
+        assert res.node_labels.shape == (res.n_nodes,)
+    builds = engine.cache_builds()
+    assert builds["affinity"] == 1 and builds["csp-cholesky"] == 1
+    engine.set_image(8, image[:, ::-1].copy())  # a new image: its own graph
+    engine.segment(SegmentRequest(4, 8, tuple(links[:1]), (), (), "csp", 2, {}))
+    assert engine.cache_builds()["affinity"] == 1  # counted for the held image only
