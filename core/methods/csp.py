@@ -272,10 +272,8 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, cache=None, *, b
     kernel, whose Laplacian carries a stroke along paths that do not cross image edges.
     With ``affinity='gaussian'`` it receives the paper's Gaussian in position and colour.
 
-    **Rounding.** With ``rounding='constrained'`` (the default; our addition to the paper)
-    the labels are re-rounded from this method's embedding so that every consistent
-    constraint holds (:mod:`core.spectral.rounding`); ``rounding='paper'`` keeps the step
-    described above.
+    **Rounding.** ``rounding='paper'`` keeps the step above; the default ``'constrained'``
+    (our addition) re-rounds this embedding: :mod:`core.spectral.rounding`.
 
     References
     ----------
