@@ -1,15 +1,17 @@
 """The leading eigenvectors as diverging-colour images in a row, eigenvalues in a plot beside them.
 
 Painted per node through a thinned node map (at most :data:`THUMB` pixels a side), so a
-12 MP photo costs what a Berkeley image does.
+12 MP photo costs what a Berkeley image does. Each thumbnail spans the image's own pixel
+coordinates, so the tooltip under the cursor names the image pixel and the value there.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QHBoxLayout, QWidget
+from PySide6.QtCore import QRectF, Signal
+from PySide6.QtGui import QCursor, QFont
+from PySide6.QtWidgets import QHBoxLayout, QToolTip, QWidget
 
 from .paint import eigenvector_rgba
 
@@ -17,7 +19,16 @@ THUMB = 240
 
 
 class EigenView(QWidget):
-    """Thumbnails of the leading eigenvectors in a row, the eigenvalue plot beside them."""
+    """Thumbnails of the leading eigenvectors in a row, the eigenvalue plot beside them.
+
+    Signals
+    -------
+    hovered(text) : the tooltip shown for the thumbnail pixel under the cursor
+    """
+
+    hovered = Signal(str)
+    HELP = ("The leading eigenvectors on the image, blue < 0 < red: the cut "
+            "between segments follows where they change sign or jump.")
 
     def __init__(self, n_show=4):
         super().__init__()
@@ -25,8 +36,10 @@ class EigenView(QWidget):
         lay.setContentsMargins(2, 2, 2, 2)
         self.glw = pg.GraphicsLayoutWidget()
         self.glw.setMinimumHeight(110)
-        self.glw.setToolTip("The leading eigenvectors on the image, blue < 0 < red: the cut "
-                            "between segments follows where they change sign or jump.")
+        self.glw.setToolTip(self.HELP)
+        self.glw.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self._result = None
+        self._extent = None
         lay.addWidget(self.glw, 4)
         self.boxes, self.items, self.labels = [], [], []
         for k in range(n_show):
@@ -56,15 +69,19 @@ class EigenView(QWidget):
         lay.addWidget(self.plot, 1)
 
     def set_result(self, result) -> None:
+        self._result = result
         emb = result.node_embedding
         n = emb.shape[1]
         names = (["u*"] + [f"v{k + 1}" for k in range(1, n)]) if result.method == "csp" \
             else [f"e{k + 2}" for k in range(n)]
         thumb = result.node_map.thumbnail(THUMB)
+        step = max(1, -(-max(result.node_map.node_map.shape) // THUMB)) * result.node_map.factor
+        h, w = thumb.shape[0] * step, thumb.shape[1] * step  # image pixels the thumbnail spans
         for k, (it, vb, lbl) in enumerate(zip(self.items, self.boxes, self.labels)):
             if k < n:
-                fit = it.image is None or it.image.shape[:2] != thumb.shape
+                fit = it.image is None or it.image.shape[:2] != thumb.shape or self._extent != (h, w)
                 it.setImage(eigenvector_rgba(emb[:, k], thumb), levels=None, autoLevels=False)
+                it.setRect(QRectF(0, 0, w, h))  # image pixel coordinates
                 if fit:
                     vb.autoRange(padding=0)
                 ev = result.eigenvalues[k]
@@ -72,6 +89,7 @@ class EigenView(QWidget):
             else:
                 it.clear()
                 lbl.setText("")
+        self._extent = (h, w)
         ev = np.asarray(result.eigenvalues, float)
         ok = np.isfinite(ev)  # csp pads missing feasible vectors with NaN eigenvalues
         self.curve.setData(np.flatnonzero(ok) + 1, ev[ok])
@@ -79,3 +97,26 @@ class EigenView(QWidget):
             self._n_ticks = len(ev)
             self.plot.setXRange(0.5, len(ev) + 0.5, padding=0)
             self.plot.getAxis("bottom").setTicks([[(i, str(i)) for i in range(1, len(ev) + 1)]])
+
+    def value_text(self, k: int, row: int, col: int) -> str | None:
+        """``eigenvector 2 at (row, col): 0.0134`` for image pixel (row, col), None outside."""
+        res = self._result
+        if res is None or k >= res.node_embedding.shape[1]:
+            return None
+        nm = res.node_map
+        if not (0 <= row < nm.shape[0] and 0 <= col < nm.shape[1]):
+            return None
+        node = nm.node_map[row // nm.factor, col // nm.factor]
+        return f"eigenvector {k + 1} at ({row}, {col}): {res.node_embedding[node, k]:.4g}"
+
+    def _on_mouse_moved(self, pos) -> None:
+        for k, vb in enumerate(self.boxes):
+            if vb.sceneBoundingRect().contains(pos):
+                p = vb.mapSceneToView(pos)
+                text = self.value_text(k, int(np.floor(p.y())), int(np.floor(p.x())))
+                if text is not None:
+                    self.glw.setToolTip(text)
+                    QToolTip.showText(QCursor.pos(), text, self.glw)
+                    self.hovered.emit(text)
+                    return
+        self.glw.setToolTip(self.HELP)
