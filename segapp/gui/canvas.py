@@ -165,6 +165,14 @@ class Canvas(pg.GraphicsLayoutWidget):
         if self.shape is not None:
             self.view.autoRange(padding=0.01)
 
+    def actual_size(self) -> None:
+        """100% zoom: one image pixel per screen pixel, about the centre of what is shown."""
+        if self.shape is not None:
+            c = self.view.viewRect().center()
+            w, h = self.view.width(), self.view.height()  # the view's size in screen pixels
+            self.view.setRange(xRange=(c.x() - w / 2, c.x() + w / 2), yRange=(c.y() - h / 2, c.y() + h / 2),
+                               padding=0)
+
     # -- what is shown ------------------------------------------------------------------
     def set_image(self, display: np.ndarray) -> None:
         """Show a (H, W, 3) uint8 picture (zero-copy) and clear the result and ground truth."""

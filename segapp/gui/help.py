@@ -18,7 +18,7 @@ SHORTCUTS = (
                ("E", "erase: click a link, block or brush region"),
                ("1 – 9", "current label of blocks and brush regions"),
                ("[  ]", "brush smaller / larger (also Ctrl + wheel)"))),
-    ("View", (("F or Ctrl+0", "zoom to fit the image"),
+    ("View", (("F or Ctrl+0", "zoom to fit the image"), ("Ctrl+1", "actual size: one image pixel per screen pixel"),
               ("wheel", "zoom;  middle drag or Space + drag: pan"))),
     ("Edit and files", (("Ctrl+Z", "undo (one step per link, block or brush stroke)"),
                         ("Ctrl+Shift+Z, Ctrl+Y", "redo"),

@@ -132,6 +132,8 @@ class MainWindow(QMainWindow):
         fit = QAction("Zoom to fit", self, triggered=self.canvas.zoom_to_fit)
         fit.setShortcuts([QKeySequence("F"), QKeySequence("Ctrl+0")])
         vm.addAction(fit)
+        vm.addAction(QAction("Actual size (100%)", self, shortcut=QKeySequence("Ctrl+1"),
+                             triggered=self.canvas.actual_size))
         vm.addAction(self.eigen_dock.toggleViewAction())
         for text, key, factor in (("Brush smaller", "[", 0.8), ("Brush larger", "]", 1.25)):
             a = QAction(text, self, shortcut=QKeySequence(key), triggered=lambda _=False, f=factor: self._resize_brush(f))
