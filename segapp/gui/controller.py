@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject, Signal
 
 from . import files
 from .background import Background
+from .busy_clock import BusyClock
 from .runner import SegmentRunner
 from .status_text import result_line, result_tooltip
 
@@ -23,7 +24,8 @@ class Controller(QObject):
     """Signals
 
     statusChanged(text, tooltip, is_error) : the status bar's line
-    progressChanged(text) : what is being prepared now ("" when nothing is)
+    progressChanged(text) : what is being prepared or computed now and, for a computation, for
+        how long (``csp on 707 nodes… 0.4 s``, rewritten while it runs; "" when nothing is)
     busyChanged(bool)
     exported(path) : an export was written
     saved(path) : a constraint file was written
@@ -40,6 +42,8 @@ class Controller(QObject):
         self.model = model
         self.runner = runner or SegmentRunner()
         self.files = Background(self)
+        self.clock = BusyClock(self)
+        self.clock.textChanged.connect(self.progressChanged)
         self.ari: float | None = None  # of the shown result against the chosen annotator
         self._gt_token = 0
         self._loading = None  # (path, image token) of the constraint file being read
@@ -51,7 +55,7 @@ class Controller(QObject):
         r = self.runner
         r.finished.connect(self._on_result)
         r.failed.connect(lambda rid, msg: self.error(msg))
-        r.progress.connect(self.progressChanged)
+        r.progress.connect(self.clock.start)
         r.busyChanged.connect(self._on_busy)
         r.taskDone.connect(self._on_task)
         r.taskFailed.connect(self._on_task_failed)
@@ -112,6 +116,7 @@ class Controller(QObject):
 
     def _on_busy(self, busy: bool) -> None:
         if not busy:
+            self.clock.stop()
             self.progressChanged.emit("")
         self.busyChanged.emit(busy)
 
@@ -191,5 +196,6 @@ class Controller(QObject):
         self.runner.call("export", kind, str(path), self.model.result.rid, opacity, boundaries_only)
 
     def shutdown(self) -> None:
+        self.clock.stop()
         self.runner.shutdown()
         self.files.shutdown()

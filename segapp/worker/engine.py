@@ -35,7 +35,7 @@ class Engine:
         self._recent: OrderedDict[int, core.Segmentation] = OrderedDict()
         self._maps: dict[int, NodeMap] = {}  # id(representation) -> its NodeMap (the rep is kept alive)
         self._reps: dict[int, object] = {}
-        self._prepared: set = set()
+        self._prepared: dict = {}  # settings already prepared -> node count of their last result
         self.received = {"image": 0, "segment": 0}  # messages handled (diagnostics)
 
     def warm_up(self) -> None:
@@ -64,15 +64,19 @@ class Engine:
     def describe(self, req: SegmentRequest) -> str:
         """What this request will spend its time on, for the window's progress message."""
         h, w = self.image.shape[:2]
-        key = (self.token, tuple(sorted((k, repr(v)) for k, v in req.params.items())), req.method)
+        key = self._key(req)
         if key in self._prepared:
-            return f"segmenting with {req.method}…"
-        self._prepared.add(key)
+            n = self._prepared[key]
+            return f"{req.method} on {n} nodes…" if n else f"segmenting with {req.method}…"
+        self._prepared[key] = None
         kind = req.params.get("representation", "superpixels")
         work = int(req.params.get("work_pixels", 500_000))
         f = max(1, int(np.ceil(np.sqrt(h * w / work))))
         where = f"{w}×{h} image" if f == 1 else f"{-(-w // f)}×{-(-h // f)} working copy of the {w}×{h} image"
         return f"preparing {kind} on the {where}, then {req.method}…"
+
+    def _key(self, req: SegmentRequest) -> tuple:
+        return self.token, tuple(sorted((k, repr(v)) for k, v in req.params.items())), req.method
 
     def segment(self, req: SegmentRequest) -> SegmentResult:
         """Run ``core.segment`` on the held image.
@@ -90,6 +94,7 @@ class Engine:
             warnings.simplefilter("ignore")  # seg.warnings keeps their messages for the status bar
             seg = core.segment(self.prepared, cons, method=req.method, n_segments=req.n_segments, **req.params)
         self._recent[req.rid] = seg
+        self._prepared[self._key(req)] = seg.n_nodes
         while len(self._recent) > KEEP_RESULTS:
             self._recent.popitem(last=False)
         nm = self._node_map(seg.representation)

@@ -40,7 +40,7 @@ def test_loading_ten_thousand_links_never_blocks_the_gui_thread(qtbot, tmp_path)
     window.controller.load_constraints(path)
     qtbot.waitUntil(lambda: len(window.model.items("cannot_link")) == 5000, timeout=60000)
     qtbot.waitUntil(lambda: not window.canvas.layer.pending, timeout=30000)
-    qtbot.waitUntil(lambda: "segmenting" in window.progress.text() or "preparing" in window.progress.text(),
+    qtbot.waitUntil(lambda: any(w in window.progress.text() for w in ("segmenting", "preparing", " nodes…")),
                     timeout=30000)  # the request with every link has reached the worker
     window.model.add_link("must_link", 3, 3, 200, 300)  # one more edit while it computes
     qtbot.waitUntil(lambda: not window.canvas.layer.pending, timeout=30000)
