@@ -26,6 +26,9 @@ class ParamSpec:
         The allowed values of a ``str`` parameter.
     help : str
         One sentence, citing the paper and equation where there is one.
+    plain : str, optional
+        The same in plain words, for a person who has not read the paper; the GUI shows it
+        first and ``help`` after it as the paper's statement ("" = ``help`` alone says it).
     """
 
     name: str
@@ -38,6 +41,7 @@ class ParamSpec:
     high_open: bool = False
     choices: Sequence[str] | None = None
     log_scale: bool = False
+    plain: str = ""
 
     def range_text(self) -> str:
         if self.choices is not None:

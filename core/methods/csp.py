@@ -22,7 +22,9 @@ PARAMS = (
               "Threshold beta of eq. 15, a lower bound on constraint satisfaction u^T Q u; "
               "empty = eq. 17, lambda_max vol (0.5 + 0.4 #constraints / N^2); must be "
               "below lambda_max(Q_bar) vol (sec. 3.3).",
-              low=None, high=None),
+              low=None, high=None,
+              plain="How strictly the strokes must be obeyed: higher forces more of them to hold; "
+                    "empty picks a value from the image and the number of strokes."),
 )
 
 

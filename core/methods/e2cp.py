@@ -16,7 +16,8 @@ PARAMS = (
               low=1, high=500),
     ParamSpec("alpha", float, 0.8,
               "Propagation weight alpha in (0, 1) of steps (3)-(4) and eq. 3 (the paper used 0.8).",
-              low=0.0, high=1.0, low_open=True, high_open=True),
+              low=0.0, high=1.0, low_open=True, high_open=True,
+              plain="How far each stroke spreads to similar pixels: closer to 1 reaches further."),
 )
 
 

@@ -13,10 +13,12 @@ PARAMS = (
     ParamSpec("epsilon_m", float, 1e-5,
               "Must-link softness eps_m of observation (M): f_i - f_j ~ N(0, eps_m^2) "
               "(Lu & Carreira-Perpinan 2008, eq. 3); small = hard. The paper used 1e-5.",
-              low=0.0, high=1e3, low_open=True, log_scale=True),
+              low=0.0, high=1e3, low_open=True, log_scale=True,
+              plain="How softly a must-link is kept: small means the two pixels are surely together."),
     ParamSpec("epsilon_c", float, 1e-5,
               "Cannot-link softness eps_c of observation (C): f_i + f_j ~ N(0, eps_c^2) (eq. 3).",
-              low=0.0, high=1e3, low_open=True, log_scale=True),
+              low=0.0, high=1e3, low_open=True, log_scale=True,
+              plain="How softly a cannot-link is kept: small means the two pixels are surely apart."),
     ParamSpec("algorithm", str, "auto",
               "Algorithm A (all links at once, two classes) or B (each cannot-link separately, "
               "no false affinities, sec. 2); auto: A for 2 segments, B otherwise.",

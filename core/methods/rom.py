@@ -15,7 +15,9 @@ PARAMS = (
     ParamSpec("alpha", float, None,
               "alpha = 1/(1+mu) of eqs. 3-5; empty = 0.99 without must-links (sec. 4.1), "
               "eq. 8 with them.",
-              low=0.0, high=1.0, low_open=True, high_open=True),
+              low=0.0, high=1.0, low_open=True, high_open=True,
+              plain="How much the image's own similarities count against the strokes: closer to 1 "
+                    "trusts the image more; empty chooses from the strokes."),
 )
 
 

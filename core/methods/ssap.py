@@ -22,7 +22,8 @@ PARAMS = (
               "Update budget per round, shared by the violated constraints: sum of eq. 3's "
               "alpha_ij as a fraction of the median dissimilarity (Method 1), or the step along "
               "the mean gradient of eq. 7 (Method 2).",
-              low=0.0, high=10.0, low_open=True),
+              low=0.0, high=10.0, low_open=True,
+              plain="How much each round changes the similarities to fix the broken strokes."),
     ParamSpec("rounds", int, 8,
               "Most rounds of AP followed by a similarity update from violated constraints.",
               low=1, high=100),

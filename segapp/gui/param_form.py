@@ -6,6 +6,12 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QLineEdit, QSpinBox, QWidget
 
 
+def tooltip(spec, reference: str) -> str:
+    """Plain words first, the paper's statement after: ``plain\n(Paper: help)\nreference\nrange``."""
+    said = f"{spec.plain}\n(Paper: {spec.help})" if spec.plain else spec.help
+    return f"{said}\n{reference}\nrange {spec.range_text()}"
+
+
 class ParamForm(QWidget):
     changed = Signal(str, object)
 
@@ -20,7 +26,7 @@ class ParamForm(QWidget):
         values = values or {}
         for p in specs:
             w = self._editor(p, values.get(p.name))
-            w.setToolTip(f"{p.help}\n{reference}\nrange {p.range_text()}")
+            w.setToolTip(tooltip(p, reference))
             self.form.addRow(p.name, w)
 
     def _editor(self, p, value=None):
