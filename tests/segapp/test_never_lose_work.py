@@ -495,3 +495,20 @@ def test_exports_are_readable_by_others_under_the_usual_umask(qtbot, window, tmp
         window.controller.save_constraints(tmp_path / "c.json")
     for name in ("labels.png", "c.json"):
         assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o666 & ~umask, name  # 0644 under 022
+
+
+def test_a_restored_session_keeps_newest_stroke_wins_order(qtbot, window, shared_worker):
+    draw(qtbot, window, CANNOT, 150, 100, 160, 250)
+    draw(qtbot, window, MUST, 40, 60, 200, 300)
+    draw(qtbot, window, CANNOT, 20, 20, 220, 20)  # kinds interleaved: not the kind order
+    drawn = window.model.constraints
+    assert drawn.sequence() == [("cannot_link", 0), ("must_link", 0), ("cannot_link", 1)]
+    (s,) = _crash(window)
+    fresh = _fresh(qtbot, shared_worker)
+    with qtbot.waitSignal(fresh.model.resultChanged, timeout=RESULT_TIMEOUT_MS,
+                          check_params_cb=lambda *_: len(fresh.model.constraints) == 3):
+        persistence.restore(fresh.controller, s)
+    settle(qtbot, fresh)
+    assert fresh.model.constraints.sequence() == drawn.sequence()
+    assert fresh.model.constraints == drawn  # items and order
+    fresh.close()
