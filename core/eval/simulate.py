@@ -76,14 +76,26 @@ def next_click(pred: np.ndarray, target: np.ndarray):
 
 
 def add_round(cons: Constraints, click, mode: str, shape) -> Constraints:
+    """``cons`` with this round's strokes (or block) appended, newest last in the creation
+    order (:attr:`Constraints.order`), so the constraint-respecting rounding lets the newest
+    stroke win across kinds as it does for a person drawing them."""
     p, g, hp, gp = click
+    order = {k: list(v) for k, v in cons.order.items()}
+    nxt = iter(range(sum(len(v) for v in order.values()), 10**9))
     if mode == "blocks":
         r, c = p
         top, left = max(0, min(r - 2, shape[0] - 5)), max(0, min(c - 2, shape[1] - 5))
-        return Constraints(cons.must_link, cons.cannot_link, cons.blocks + (Block(g + 1, top, left, top + 5, left + 5),))
-    ml = cons.must_link + ((*p, *gp, 1.0),) if gp != p else cons.must_link
-    cl = cons.cannot_link + ((*p, *hp, 1.0),) if hp is not None else cons.cannot_link
-    return Constraints(ml, cl, cons.blocks)
+        order["blocks"].append(next(nxt))
+        return Constraints(cons.must_link, cons.cannot_link, cons.blocks + (Block(g + 1, top, left, top + 5, left + 5),),
+                           order=order)
+    ml, cl = cons.must_link, cons.cannot_link
+    if gp != p:
+        ml = ml + ((*p, *gp, 1.0),)
+        order["must_link"].append(next(nxt))
+    if hp is not None:
+        cl = cl + ((*p, *hp, 1.0),)
+        order["cannot_link"].append(next(nxt))
+    return Constraints(ml, cl, cons.blocks, order=order)
 
 
 def simulate(image, target, segmenter, rounds: int = 10, mode: str = "strokes"):

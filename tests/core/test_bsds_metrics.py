@@ -107,3 +107,16 @@ def test_evaluate_command_writes_csv_summary_and_chart(tmp_path):
     from PIL import Image
 
     assert Image.open(tmp_path / "res_ari.png").size == (760, 440)
+
+
+def test_the_simulated_user_records_the_order_it_draws_in():
+    """Round 2's must-link is newer than round 1's cannot-link (not kind order), so the
+    constraint-respecting rounding lets the newest stroke win as for a person."""
+    from core.constraints import Constraints
+    from core.eval.simulate import add_round
+
+    c1 = add_round(Constraints(), ((10, 10), 0, (50, 50), (20, 20)), "strokes", (100, 100))
+    c2 = add_round(c1, ((60, 60), 1, (15, 15), (70, 70)), "strokes", (100, 100))
+    assert c2.sequence() == [("must_link", 0), ("cannot_link", 0), ("must_link", 1), ("cannot_link", 1)]
+    c3 = add_round(c2, ((30, 30), 2, None, (80, 80)), "blocks", (100, 100))
+    assert c3.sequence()[-1] == ("blocks", 0)
