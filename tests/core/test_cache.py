@@ -70,7 +70,7 @@ def test_a_new_setting_builds_a_new_affinity_and_cached_arrays_are_read_only():
     _segment(prep, STROKES[0], "csp", 2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        core.segment(prep, STROKES[0], method="csp", diffusion_time=3.0, **_params("csp"))
+        core.segment(prep, STROKES[0], method="csp", **{**_params("csp"), "sigma_position": 0.12})
     assert rep.cache.builds["affinity"] == 2
     K = next(v for k, v in rep.cache._store.items() if k[0] == "affinity")
     with pytest.raises(ValueError):
