@@ -55,12 +55,18 @@ def _center(mask: np.ndarray) -> tuple[int, int]:
 
 
 
-def next_click(pred: np.ndarray, target: np.ndarray):
-    """One round of the simulated user: ``(p, g, h_point_or_None, g_point)`` or None if no error."""
+def next_click(pred: np.ndarray, target: np.ndarray, covered: np.ndarray | None = None):
+    """One round of the simulated user: ``(p, g, h_point_or_None, g_point)`` or None if no error.
+
+    ``covered`` (optional, shape (H, W), bool): pixels already under a labelled block, never
+    clicked again (a person does not label the same spot twice; without it, one block that
+    changes nothing would be placed at the same spot every round)."""
     care = target != DONT_CARE
     m = match(pred, target)
     as_target = np.array([m.get(i, -2) for i in range(int(pred.max()) + 1)])[pred]
     error = care & (as_target != target)
+    if covered is not None:
+        error &= ~covered
     if not error.any():
         return None
     p = _center(error)
@@ -75,7 +81,7 @@ def next_click(pred: np.ndarray, target: np.ndarray):
     return p, g, hp, gp
 
 
-def add_round(cons: Constraints, click, mode: str, shape) -> Constraints:
+def add_round(cons: Constraints, click, mode: str, shape, target: np.ndarray | None = None) -> Constraints:
     """``cons`` with this round's strokes (or block) appended, newest last in the creation
     order (:attr:`Constraints.order`), so the constraint-respecting rounding lets the newest
     stroke win across kinds as it does for a person drawing them."""
@@ -84,6 +90,10 @@ def add_round(cons: Constraints, click, mode: str, shape) -> Constraints:
     nxt = iter(range(sum(len(v) for v in order.values()), 10**9))
     if mode == "blocks":
         r, c = p
+        labelled = {b.label for b in cons.blocks}
+        if target is not None and hp is not None and g + 1 in labelled and int(target[hp]) + 1 not in labelled:
+            # the clicked segment is labelled already: label the one it is wrongly merged with
+            (r, c), g = hp, int(target[hp])
         top, left = max(0, min(r - 2, shape[0] - 5)), max(0, min(c - 2, shape[1] - 5))
         order["blocks"].append(next(nxt))
         return Constraints(cons.must_link, cons.cannot_link, cons.blocks + (Block(g + 1, top, left, top + 5, left + 5),),
@@ -114,9 +124,12 @@ def simulate(image, target, segmenter, rounds: int = 10, mode: str = "strokes"):
     for r in range(rounds + 1):
         before = {k: len(getattr(cons, k)) for k in kinds}
         if r > 0:
-            click = next_click(labels, target)
+            covered = np.zeros(target.shape, bool)
+            for b in cons.blocks:
+                covered[b.top:b.bottom, b.left:b.right] = True
+            click = next_click(labels, target, covered)
             if click is not None:
-                cons = add_round(cons, click, mode, target.shape)
+                cons = add_round(cons, click, mode, target.shape, target)
         t = time.perf_counter()
         labels = segmenter(cons)
         yield {"round": r, "labels": labels, "constraints": cons, "seconds": time.perf_counter() - t,
