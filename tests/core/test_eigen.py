@@ -10,6 +10,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as sla
 
 from core.errors import ConvergenceWarning
+from core.spectral import n_components
 from core.spectral.eigen import top_eigh
 
 
@@ -74,3 +75,28 @@ def test_an_arpack_error_falls_back_to_lapack(monkeypatch):
     with pytest.warns(ConvergenceWarning, match="ARPACK failed"):
         w, V = eigen.top_eigh(S, 3, dense_below=10)
     assert np.allclose(w, np.linalg.eigvalsh(S)[::-1][:3])
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_n_components_matches_scipy_on_dense_and_sparse(seed):
+    """The dense fast path (a node joined to all others) gives scipy's component count."""
+    from scipy.sparse.csgraph import connected_components
+
+
+    rng = np.random.RandomState(seed)
+    for _ in range(300):
+        n = rng.randint(1, 10)
+        A = (rng.rand(n, n) < rng.rand()).astype(float)
+        A = np.maximum(A, A.T)
+        if rng.rand() < 0.5:
+            np.fill_diagonal(A, 0.0)
+        want = connected_components(sp.csr_matrix(A > 0), directed=False)[0]
+        assert n_components(A) == want
+        assert n_components(sp.csr_matrix(A)) == want
+
+
+def test_n_components_two_blocks_and_a_hub():
+    A = np.kron(np.eye(2), np.ones((3, 3)))  # two triangles with self-loops: 2 parts
+    assert n_components(A) == 2
+    A[0, :] = A[:, 0] = 1.0  # node 0 joined to every node: 1 part
+    assert n_components(A) == 1
