@@ -29,10 +29,12 @@ def normalized_knn(K: np.ndarray, n_neighbors: int):
 
 
 def graph_part(K: np.ndarray, n_neighbors: int, alpha: float) -> tuple:
-    """Steps (1)-(2) and the LU factor of step (3)'s system: ``(W, L~, lu)``, which the
-    constraints do not change."""
+    """Steps (1)-(2) and the inverse of step (3)'s system: ``(W, L~, (I - a L~)^-1)``, which
+    the constraints do not change (dense ``n x n``: ``n`` is the node count, at most
+    ``max_nodes``, small by design; each stroke then takes columns of it instead of
+    ``s`` sparse solves)."""
     W, Lt = normalized_knn(K, n_neighbors)
-    return W, Lt, propagation_lu(Lt, alpha)
+    return W, Lt, propagation_lu(Lt, alpha).solve(np.eye(K.shape[0]))
 
 
 def constraint_matrix_z(nc) -> sp.csr_matrix:
@@ -52,21 +54,24 @@ def propagation_lu(Lt: sp.spmatrix, alpha: float):
     return sla.splu((sp.identity(n, format="csc") - alpha * Lt).tocsc())
 
 
-def propagate(Lt: sp.spmatrix, Z: sp.spmatrix, alpha: float, lu=None) -> np.ndarray:
+def propagate(Lt: sp.spmatrix, Z: sp.spmatrix, alpha: float, inverse=None) -> np.ndarray:
     """Closed form eq. 3: ``F* = (1-a)^2 (I - a L~)^-1 Z (I - a L~)^-1``.
 
     ``Z`` is non-zero only on the ``s`` constrained nodes ``S``, so with
-    ``G = (I - a L~)^-1[:, S]`` (``s`` sparse solves) ``F* = (1-a)^2 G Z[S, S] G^T``.
-    ``lu``: :func:`propagation_lu` of ``L~`` and ``alpha``, when the caller keeps it.
+    ``G = (I - a L~)^-1[:, S]`` (``s`` sparse solves, or columns of ``inverse``)
+    ``F* = (1-a)^2 G Z[S, S] G^T``. ``inverse``: ``(I - a L~)^-1`` (dense), when the caller
+    keeps it (:func:`graph_part`).
     """
     n = Lt.shape[0]
     S = np.unique(Z.nonzero()[0])
     if len(S) == 0:
         return np.zeros((n, n))
-    lu = propagation_lu(Lt, alpha) if lu is None else lu
-    E = np.zeros((n, len(S)))
-    E[S, np.arange(len(S))] = 1.0
-    G = lu.solve(E)
+    if inverse is None:
+        E = np.zeros((n, len(S)))
+        E[S, np.arange(len(S))] = 1.0
+        G = propagation_lu(Lt, alpha).solve(E)
+    else:
+        G = inverse[:, S]
     Zs = Z[S][:, S].toarray()
     F = (1.0 - alpha) ** 2 * (G @ Zs @ G.T)
     return (F + F.T) / 2.0
@@ -126,10 +131,10 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, cache=None, *, n
     Z. Lu, H. H. S. Ip, Constrained spectral clustering via exhaustive and efficient
     constraint propagation, ECCV 2010.
     """
-    W, Lt, lu = memo(cache, ("e2cp-graph", int(n_neighbors), float(alpha)),
-                     lambda: graph_part(K, n_neighbors, alpha))
+    W, Lt, inverse = memo(cache, ("e2cp-graph", int(n_neighbors), float(alpha)),
+                          lambda: graph_part(K, n_neighbors, alpha))
     Z = constraint_matrix_z(nc)
-    F = propagate(Lt, Z, alpha, lu)
+    F = propagate(Lt, Z, alpha, inverse)
     Wt = reweight(W, F)
     return njw(Wt, n_clusters, rng, what="k-NN graph")
 

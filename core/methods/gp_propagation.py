@@ -53,30 +53,38 @@ def constraint_matrix(pairs_m, w_m, pairs_c, w_c, eps_m, eps_c):
     return S, Ms
 
 
-def propagate(K: np.ndarray, S: np.ndarray, Ms: np.ndarray) -> np.ndarray:
-    """``K_bar = (K^-1 + M)^-1`` with ``M`` supported on nodes ``S`` (eq. 2).
+def low_rank_part(K: np.ndarray, S: np.ndarray, Ms: np.ndarray) -> np.ndarray:
+    """``X`` (shape (n, r)) with ``(K^-1 + M)^-1 = K - X X^T``, ``M`` supported on nodes ``S``.
 
     Eq. 2's second form ``K - K (I + M K)^-1 M K`` needs only an ``s x s`` system. ``M`` is
     positive semi-definite (each link adds ``(e_i -+ e_j)(e_i -+ e_j)^T / eps^2``), so with
     ``Ms = V L V^T`` (its ``r`` positive eigenpairs) and ``U = P V`` the same matrix is the
-    Woodbury form ``K - K U (L^-1 + U^T K U)^-1 U^T K``, whose ``r x r`` matrix is symmetric
-    positive definite and well conditioned even for hard links (``eps = 1e-5``) between
-    near-identical nodes; it is solved by Cholesky. No ``N x N`` inverse is formed.
+    Woodbury form ``K - K U (L^-1 + U^T K U)^-1 U^T K``, whose ``r x r`` matrix ``C`` is
+    symmetric positive definite and well conditioned even for hard links (``eps = 1e-5``)
+    between near-identical nodes. With ``C = L_C L_C^T`` (Cholesky), ``X = K U L_C^-T``.
+    No ``N x N`` inverse is formed.
     """
-    if len(S) == 0:
-        return K.copy()
     lam, V = np.linalg.eigh((Ms + Ms.T) / 2.0)
     keep = lam > lam.max() * 1e-12
     lam, V = lam[keep], V[:, keep]
     KU = K[:, S] @ V  # (n, r)
     core_ = np.diag(1.0 / lam) + V.T @ KU[S]
     try:
-        G = sl.cho_solve(sl.cho_factor((core_ + core_.T) / 2.0), KU.T)
-    except (sl.LinAlgError, ValueError) as e:
+        Lc = np.linalg.cholesky((core_ + core_.T) / 2.0)
+    except np.linalg.LinAlgError as e:
         raise ConvergenceError(f"gp-propagation: the constraint system is singular ({e}); "
                                "try larger epsilon_m / epsilon_c") from None
-    Kb = K - KU @ G
-    return (Kb + Kb.T) / 2.0
+    return sl.solve_triangular(Lc, KU.T, lower=True).T
+
+
+def propagate(K: np.ndarray, S: np.ndarray, Ms: np.ndarray) -> np.ndarray:
+    """``K_bar = (K^-1 + M)^-1`` with ``M`` supported on nodes ``S`` (eq. 2), as
+    ``K - X X^T`` (:func:`low_rank_part`; ``X X^T`` is computed as a symmetric product, so
+    ``K_bar`` is exactly symmetric)."""
+    if len(S) == 0:
+        return K.copy()
+    X = low_rank_part(K, S, Ms)
+    return K - X @ X.T
 
 
 def algorithm_a(K, nc, eps_m, eps_c) -> np.ndarray:
@@ -98,13 +106,15 @@ def algorithm_b(K, nc, eps_m, eps_c) -> np.ndarray:
     Km = propagate(K, S, Ms)
     if len(nc.cannot) == 0:
         return np.maximum(Km, 0.0)
-    A = None
+    # min_k K^{c,k} = K^m - max_k X_k X_k^T: one n x n product per cannot-link group.
+    P = None
     for g in np.unique(nc.cannot_group):
         sel = nc.cannot_group == g
         S, Ms = constraint_matrix(np.zeros((0, 2)), [], nc.cannot[sel], nc.cannot_w[sel], eps_m, eps_c)
-        Kc = propagate(Km, S, Ms)
-        A = Kc if A is None else np.minimum(A, Kc, out=A)
-    return np.maximum(A, 0.0)
+        X = low_rank_part(Km, S, Ms)
+        P = X @ X.T if P is None else np.maximum(P, X @ X.T, out=P)
+    A = np.subtract(Km, P, out=P)
+    return np.maximum(A, 0.0, out=A)
 
 
 def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, cache=None, *, epsilon_m=1e-5,

@@ -88,3 +88,12 @@ def test_rom_closure_and_alpha(rng):
     dm = np.linalg.norm(x[0] - x[39])
     dall = np.mean([np.linalg.norm(x[i] - x[j]) for i in range(40) for j in range(40) if i != j])
     assert res.info["alpha"] == pytest.approx(1 / (1 + dm / dall))
+
+
+def test_e2cp_cached_inverse_gives_the_same_propagation(rng):
+    """The per-graph inverse (I - a L~)^-1 kept by graph_part gives eq. 3 as the sparse solves do."""
+    x, K = _data(rng)
+    W, Lt, inverse = e2cp.graph_part(K, 8, 0.8)
+    nc = NC.from_pairs(40, [(0, 5), (21, 30)], [(2, 25)], cannot_w=[0.6])
+    Z = e2cp.constraint_matrix_z(nc)
+    assert np.allclose(e2cp.propagate(Lt, Z, 0.8, inverse), e2cp.propagate(Lt, Z, 0.8), atol=1e-12)

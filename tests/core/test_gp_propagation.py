@@ -111,3 +111,21 @@ def test_auto_algorithm_choice(rng):
     nc = NC.from_pairs(20, [], [(2, 17)])
     assert gp.fit(K, nc, 2, rng).info["algorithm"] == "A"
     assert gp.fit(K, nc, 3, rng).info["algorithm"] == "B"
+
+
+def test_algorithm_b_is_entrywise_minimum_over_cannot_link_groups(rng):
+    """Algorithm B (sec. 2): max(0, min_k ((K^m)^-1 + M^{c,k})^-1), written out with propagate."""
+    x = rng.rand(20, 2)
+    K = np.exp(-((x[:, None] - x[None]) ** 2).sum(-1) / 0.5) + 1e-3 * np.eye(20)
+    nc = NC.from_pairs(20, [(0, 5)], [(1, 9), (2, 14), (3, 17)])
+    S, Ms = gp.constraint_matrix(nc.must, nc.must_w, np.zeros((0, 2)), [], 0.3, 0.2)
+    Km = gp.propagate(K, S, Ms)
+    want = None
+    for g in np.unique(nc.cannot_group):
+        sel = nc.cannot_group == g
+        S, Ms = gp.constraint_matrix(np.zeros((0, 2)), [], nc.cannot[sel], nc.cannot_w[sel], 0.3, 0.2)
+        Kc = gp.propagate(Km, S, Ms)
+        want = Kc if want is None else np.minimum(want, Kc)
+    got = gp.algorithm_b(K, nc, 0.3, 0.2)
+    assert len(np.unique(nc.cannot_group)) == 3
+    assert np.allclose(got, np.maximum(want, 0.0), atol=1e-12) and np.array_equal(got, got.T)
