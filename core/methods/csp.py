@@ -200,13 +200,18 @@ def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int, cache=None):
     # separated from the cluster of mu <= 0, which ARPACK would otherwise crawl into.
     k = int(min(n - 1, min(n_pos, n_vectors + 3) + 1))
     f = memo(cache, ("csp-cholesky",), lambda: _standard_form(g["Mmat"], z))
-    T = np.arange(n) if Q is None else T
-    RT, QTT, G = f["R"][T], Qbar[T][:, T], f["G"]
-    r = f["R"].T @ Bz
+    G, r = f["G"], f["R"].T @ Bz
+    if Q is None:  # Q_bar = I: R^T Q_bar R = G
 
-    def Cmul(y):
-        y = np.asarray(y).reshape(n, -1)
-        return RT.T @ (QTT @ (RT @ y)) - c * (G @ y) - np.outer(r, r @ y) / zBz
+        def Cmul(y):
+            y = np.asarray(y).reshape(n, -1)
+            return (1.0 - c) * (G @ y) - np.outer(r, r @ y) / zBz
+    else:
+        RT, QTT = f["R"][T], Qbar[T][:, T]
+
+        def Cmul(y):
+            y = np.asarray(y).reshape(n, -1)
+            return RT.T @ (QTT @ (RT @ y)) - c * (G @ y) - np.outer(r, r @ y) / zBz
 
     op = sla.LinearOperator((n, n), matvec=lambda y: Cmul(y).ravel(), matmat=Cmul, dtype=float)
     mu, Y = top_eigh(op, k, v0=f["L"].T @ (np.ones(n) - z * z.sum()), tol=1e-9, maxiter=300, fix=False)
