@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 import scipy.linalg as sl
 from scipy.spatial.distance import pdist
@@ -28,10 +30,19 @@ def closure_y(n: int, must: np.ndarray) -> np.ndarray:
     return (comp[:, None] == comp[None, :]).astype(np.float64)
 
 
-def alpha_eq8(features: np.ndarray, must: np.ndarray) -> float:
-    """Eq. 8: ``alpha = 1 / (1 + mean D_ij over must-links / mean D_ij over all pairs)``."""
+def mean_distance(features: np.ndarray) -> float:
+    """Eq. 8's denominator: the mean Euclidean distance ``D_ij`` over all pairs ``i < j``."""
+    return float(pdist(features).mean())
+
+
+def alpha_eq8(features: np.ndarray, must: np.ndarray, dall: float | None = None) -> float:
+    """Eq. 8: ``alpha = 1 / (1 + mean D_ij over must-links / mean D_ij over all pairs)``.
+
+    ``dall`` is :func:`mean_distance` of ``features`` when the caller has it already (it does
+    not depend on the constraints)."""
     dm = np.linalg.norm(features[must[:, 0]] - features[must[:, 1]], axis=1).mean()
-    dall = pdist(features).mean()
+    if dall is None:
+        dall = mean_distance(features)
     return 1.0 / (1.0 + dm / dall)
 
 
@@ -75,6 +86,42 @@ def rom_affinity_spectral(lam: np.ndarray, V: np.ndarray, comp: np.ndarray, alph
     return F + F.T
 
 
+def zero_cannot_blocks(A: np.ndarray, comp: np.ndarray, cannot: np.ndarray) -> np.ndarray:
+    """Zero ``A`` (in place) between the must-link components of each cannot-linked pair.
+
+    Entry ``(p, q)`` is zeroed when some pair ``(i, j)`` of ``cannot`` has
+    ``{comp[p], comp[q]} = {comp[i], comp[j]}`` (a pair inside one component zeroes that
+    component's block). The pairs are first reduced to a component-level mask (a few
+    components carry all of a stroke's pairs), so the work is one block of the rows and
+    columns involved rather than one block per pair.
+
+    Parameters
+    ----------
+    A : ndarray, shape (n, n)
+    comp : ndarray of int, shape (n,)
+        Must-link component of each node (:func:`~core.graph.node_constraints.components`).
+    cannot : ndarray of int, shape (p, 2)
+
+    Returns
+    -------
+    ndarray
+        ``A``.
+    """
+    if len(cannot) == 0:
+        return A
+    m = int(comp.max()) + 1
+    cc = comp[np.asarray(cannot)]
+    Z = np.zeros((m, m), dtype=bool)
+    Z[cc[:, 0], cc[:, 1]] = True
+    Z[cc[:, 1], cc[:, 0]] = True
+    rows = np.flatnonzero(Z.any(axis=1)[comp])  # the nodes of every component involved
+    cr = comp[rows]
+    block = A[np.ix_(rows, rows)]
+    block[Z[np.ix_(cr, cr)]] = 0.0
+    A[np.ix_(rows, rows)] = block
+    return A
+
+
 def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, cache=None, *, alpha=None) -> SpectralResult:
     """SRoM-MSC: RoM affinity graph from must-link closure, then Yu-Shi MSC.
 
@@ -100,7 +147,8 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, cache=None, *, a
     Notes
     -----
     Eq. 6 is computed from the eigendecomposition of ``S`` (:func:`rom_affinity_spectral`),
-    kept in ``cache``: a stroke changes ``Y`` and ``alpha`` only.
+    kept in ``cache``: a stroke changes ``Y`` and ``alpha`` only. Eq. 8's mean distance over
+    all pairs is kept there too (keyed by the features' contents).
     ``Y = I`` without constraints and ``alpha = 0.99``; with must-links ``Y_ij = 1`` on their
     transitive closure and ``alpha`` by eq. 8. MSC (sec. 2.1): the top K eigenvectors of
     ``D^-1 A*`` discretised by Yu & Shi (2003).
@@ -108,8 +156,8 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, cache=None, *, a
     The paper has no cannot-links ("hard to integrate ... in the framework of RoM",
     sec. 5). We zero ``A*`` between the must-link components of each cannot-linked pair
     (every node joined to one end by must-links, against every node joined to the other),
-    as spectral learning does for single pairs; without cannot-links the method is exactly
-    the paper's.
+    as spectral learning does for single pairs (:func:`zero_cannot_blocks`); without
+    cannot-links the method is exactly the paper's.
 
     **Graph.** With ``affinity='boundary'`` (adjacency of touching superpixels weighted by
     colour difference and edge strength, :func:`core.graph.affinity.boundary_affinity`) the
@@ -131,19 +179,19 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, cache=None, *, a
     must = nc.must
     if alpha is None:
         if len(must):
-            f = features if features is not None else _pseudo_features(K)
-            alpha = alpha_eq8(f, must)
+            if features is None:
+                f = memo(cache, ("rom-pseudo-features",), lambda: _pseudo_features(K))
+            else:
+                f = np.asarray(features)
+            key = ("rom-mean-distance", f.shape, f.dtype.str,
+                   hashlib.blake2b(np.ascontiguousarray(f).tobytes()).hexdigest())
+            dall = memo(cache, key, lambda: mean_distance(f))
+            alpha = alpha_eq8(f, must, dall)
         else:
             alpha = 0.99
     lam, V = memo(cache, ("rom-eigh",), lambda: ranking_spectrum(K))
     comp = components(n, must)
-    A = rom_affinity_spectral(lam, V, comp, alpha)
-    if len(nc.cannot):
-        for i, j in nc.cannot:
-            a = comp == comp[i]
-            b = comp == comp[j]
-            A[np.ix_(a, b)] = 0.0
-            A[np.ix_(b, a)] = 0.0
+    A = zero_cannot_blocks(rom_affinity_spectral(lam, V, comp, alpha), comp, nc.cannot)
     res = njw(A, n_clusters, rng, what="RoM affinity graph", rule="yu-shi")
     res.info["alpha"] = float(alpha)
     return res

@@ -80,3 +80,27 @@ def test_a_new_setting_builds_a_new_affinity_and_cached_arrays_are_read_only():
 def test_prepare_checks_the_image():
     with pytest.raises(core.InvalidImageError):
         core.prepare(np.zeros((0, 4)))
+
+
+def test_rom_keeps_eq8_mean_distance_per_features():
+    """rom's eq. 8 denominator is computed once per features: with the boundary graph the
+    affinity does not depend on sigma_position but the features do, and alpha follows them."""
+    params = {**_params("rom"), "affinity": "boundary"}
+    prep = core.prepare(_image(3), method="rom", **params)
+    rep = prep.representations()[0]
+
+    def seg(image, **extra):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return core.segment(image, STROKES[-1], method="rom", **{**params, **extra})
+
+    for cons in STROKES:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            core.segment(prep, cons, method="rom", **params)
+    assert rep.cache.builds["rom-mean-distance"] == 1
+    warm = seg(prep, sigma_position=0.3)
+    assert rep.cache.builds["rom-mean-distance"] == 2
+    representation._CACHE.clear()
+    cold = seg(_image(3), sigma_position=0.3)
+    assert warm.info["alpha"] == cold.info["alpha"] != seg(prep).info["alpha"]

@@ -97,3 +97,34 @@ def test_e2cp_cached_inverse_gives_the_same_propagation(rng):
     nc = NC.from_pairs(40, [(0, 5), (21, 30)], [(2, 25)], cannot_w=[0.6])
     Z = e2cp.constraint_matrix_z(nc)
     assert np.allclose(e2cp.propagate(Lt, Z, 0.8, inverse), e2cp.propagate(Lt, Z, 0.8), atol=1e-12)
+
+
+def test_rom_cannot_links_zero_the_blocks_of_their_components(rng):
+    """The component-level mask zeroes exactly what zeroing pair by pair zeroes: the blocks
+    between the must-link components of each cannot-linked pair, both ways, and the whole
+    block of a component that a cannot-link joins to itself."""
+    n = 30
+    must = np.array([[0, 1], [1, 2], [5, 6], [10, 11], [11, 12], [12, 13], [20, 21]])
+    comp = rom.components(n, must)
+    cannot = np.array([[0, 5], [2, 6], [6, 1], [11, 25], [20, 21], [28, 29], [28, 29]])
+    A = rng.rand(n, n)
+    A = A + A.T
+    ref = A.copy()
+    for i, j in cannot:
+        a, b = comp == comp[i], comp == comp[j]
+        ref[np.ix_(a, b)] = 0.0
+        ref[np.ix_(b, a)] = 0.0
+    out = rom.zero_cannot_blocks(A.copy(), comp, cannot)
+    np.testing.assert_array_equal(out, ref)
+    assert out[0, 6] == 0 and out[13, 25] == 0 and out[21, 20] == 0 and out[29, 28] == 0
+    assert out[0, 2] != 0 and out[0, 11] != 0 and out[27, 28] != 0
+    same = A.copy()
+    assert rom.zero_cannot_blocks(same, comp, np.zeros((0, 2), int)) is same
+    np.testing.assert_array_equal(same, A)
+
+
+def test_rom_eq8_with_the_mean_distance_given(rng):
+    """Eq. 8 from a mean distance computed beforehand is eq. 8 computed in one go."""
+    x, K = _data(rng)
+    must = np.array([[0, 3], [5, 39]])
+    assert rom.alpha_eq8(x, must, rom.mean_distance(x)) == rom.alpha_eq8(x, must)
