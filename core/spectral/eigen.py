@@ -10,6 +10,7 @@ import scipy.linalg as sl
 import scipy.sparse as sp
 import scipy.sparse.linalg as sla
 
+from .._threads import one_blas_thread
 from ..errors import ConvergenceWarning
 from .linalg import fix_signs
 
@@ -64,8 +65,9 @@ def top_eigh(S, k: int, *, which: str = "LA", M=None, Minv=None, v0=None, tol: f
     else:
         try:
             start = np.random.RandomState(0).uniform(0.5, 1.5, n) if v0 is None else v0
-            w, v = sla.eigsh(S, k=k, M=M, Minv=Minv, which=which, v0=start, tol=tol,
-                             maxiter=maxiter or max(1000, 20 * n))
+            with one_blas_thread():  # small products: a second thread only contends (core._threads)
+                w, v = sla.eigsh(S, k=k, M=M, Minv=Minv, which=which, v0=start, tol=tol,
+                                 maxiter=maxiter or max(1000, 20 * n))
         except (sla.ArpackNoConvergence, sla.ArpackError) as e:
             warnings.warn(f"ARPACK failed ({' '.join(str(e).split()[:6])}…); the eigenvectors were "
                           "computed densely instead", ConvergenceWarning, stacklevel=3)
