@@ -100,3 +100,21 @@ def test_n_components_two_blocks_and_a_hub():
     assert n_components(A) == 2
     A[0, :] = A[:, 0] = 1.0  # node 0 joined to every node: 1 part
     assert n_components(A) == 1
+
+
+def test_arpack_runs_with_one_blas_thread(monkeypatch, rng):
+    """ARPACK's small products run on one BLAS thread (core._threads), whatever the default."""
+    from threadpoolctl import threadpool_info
+
+    seen = []
+    real = sla.eigsh
+
+    def spy(*a, **k):
+        seen.append([i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"])
+        return real(*a, **k)
+
+    monkeypatch.setattr(sla, "eigsh", spy)
+    S = _sym(500, rng)
+    w, V = top_eigh(S, 3, dense_below=100)
+    assert seen and all(n == 1 for n in seen[0])
+    assert np.allclose(S @ V, V * w, atol=1e-6)
