@@ -112,39 +112,45 @@ def _plain_search(ap, S, n_clusters, ap_kw, start=None, max_steps=40):
 
 
 @pytest.mark.parametrize("k", [2, 3, 4, 5])
-def test_search_skips_only_runs_whose_outcome_follows(rng, k, monkeypatch):
-    """From any start, the search returns what the search that makes every run returns (the
-    cluster count grows with the preference here), never with more runs than one extra."""
+def test_search_from_any_start_returns_what_the_full_search_returns(rng, k):
+    """The cluster count grows with the preference on these blobs: skipping the runs whose
+    outcome follows changes nothing, whatever the start (too many, too few, exact, or a
+    start where AP does not converge, -400 and -1000 here, which tells nothing)."""
     S = _three_blobs(rng)
     kw = dict(damping=0.5, max_iter=200, convergence_iter=15)
-    runs = _counting(monkeypatch)
-    for start in (None, -0.5, -3.0, -10.0, -50.0, -100.0, -200.0):
-        runs.clear()
+    for start in (None, -0.5, -3.0, -10.0, -50.0, -100.0, -120.0, -150.0, -200.0, -300.0, -400.0, -1000.0):
         ref = _plain_search(ssap.affinity_propagation, S, k, kw, start=start)
-        n_plain = len(runs)
-        runs.clear()
         got = ssap.preference_for(S, k, kw, start=start)
         assert got[0] == ref[0] and got[3] == ref[3]
         np.testing.assert_array_equal(got[1], ref[1])
         np.testing.assert_array_equal(got[2], ref[2])
-        assert len(runs) <= n_plain + 1
 
 
-def test_a_start_below_the_doubling_points_saves_runs(rng, monkeypatch):
-    """A start with too many clusters below some of the first doubling points: those are
-    not run (they would give too many as well)."""
-    S = _three_blobs(rng)
+def _saving(S, k, start, monkeypatch):
     kw = dict(damping=0.5, max_iter=200, convergence_iter=15)
     runs = _counting(monkeypatch)
-    p, _, _, exact = _plain_search(ssap.affinity_propagation, S, 5, kw)
-    assert exact
-    runs.clear()
-    _plain_search(ssap.affinity_propagation, S, 5, kw, start=2 * p)
+    ref = _plain_search(ssap.affinity_propagation, S, k, kw, start=start)
     n_plain = len(runs)
     runs.clear()
-    q, _, ex, exact = ssap.preference_for(S, 5, kw, start=2 * p)
-    assert exact and len(ex) == 5 and q == p
-    assert len(runs) < n_plain
+    got = ssap.preference_for(S, k, kw, start=start)
+    assert got[0] == ref[0] and got[3]
+    return len(runs), n_plain
+
+
+def test_a_start_with_too_many_clusters_skips_the_doubling_points_above_it(rng, monkeypatch):
+    S = _three_blobs(rng)
+    labels, ex, conv, _ = ssap.affinity_propagation(S, -100.0, damping=0.5, max_iter=200)
+    assert conv and len(ex) == 3  # too many for 2, below the first doubling point (-87.6)
+    made, plain = _saving(S, 2, -100.0, monkeypatch)
+    assert made < plain
+
+
+def test_a_start_with_too_few_clusters_is_followed_upwards(monkeypatch):
+    S = _three_blobs(np.random.RandomState(2))
+    labels, ex, conv, _ = ssap.affinity_propagation(S, -300.0, damping=0.5, max_iter=200)
+    assert conv and len(ex) == 1  # too few for 2; the answer is the doubling point just above
+    made, plain = _saving(S, 2, -300.0, monkeypatch)
+    assert made < plain
 
 
 def test_message_passing_matches_the_textbook_updates(rng):
