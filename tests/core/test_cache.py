@@ -52,7 +52,8 @@ def test_a_cached_result_is_the_cold_one(method, k):
 
 
 @pytest.mark.parametrize("method, built_once", [("ncut", "spectrum"), ("csp", "csp-cholesky"),
-                                                ("e2cp", "e2cp-graph"), ("rom", "rom-eigh")])
+                                                ("e2cp", "e2cp-graph"), ("rom", "rom-eigh"),
+                                                ("ssap", "ssap-similarity")])
 def test_strokes_reuse_the_affinity_and_the_factorisations(method, built_once):
     prep = core.prepare(_image(1), method=method, **_params(method))
     rep = prep.representations()[0]
