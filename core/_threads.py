@@ -7,7 +7,8 @@ machine under load: 0.15 s per k-means restart with two threads, ~1 ms with one)
 ARPACK's matrix-vector products on node graphs (at most ``max_nodes`` rows, a few MB) are
 too small for a second BLAS thread to pay: on a loaded 2-core machine each product took
 ~8 ms with two threads against ~0.1 ms with one (measured while an evaluation ran), so
-:func:`core.spectral.eigen.top_eigh` runs ARPACK with one BLAS thread
+:func:`core.spectral.eigen.top_eigh` runs ARPACK, and LAPACK on graphs of at most
+``DENSE_BELOW`` nodes (ssap's 256: 0.5 s with two threads under load, 11 ms with one), with one BLAS thread
 (:func:`one_blas_thread`). This also makes its result independent of the machine's core
 count (round-off in a threaded product depends on it).
 """

@@ -61,7 +61,8 @@ def top_eigh(S, k: int, *, which: str = "LA", M=None, Minv=None, v0=None, tol: f
     n = S.shape[0]
     k = int(min(k, n))
     if n <= dense_below or k >= n - 1:
-        w, v = _dense(S, M, k, which)
+        with one_blas_thread():  # at most dense_below rows: small (core._threads)
+            w, v = _dense(S, M, k, which)
     else:
         try:
             start = np.random.RandomState(0).uniform(0.5, 1.5, n) if v0 is None else v0
