@@ -71,10 +71,17 @@ def n_components(A) -> int:
 
     if not sp.issparse(A):
         P = np.asarray(A) > 0
-        # A node joined to every other node makes the graph connected: a dense affinity with a
-        # few links cut (cannot-links, k-NN) nearly always has one; O(n^2) without a sparse copy.
-        full = P.sum(axis=1) + ~P.diagonal() >= P.shape[0]
-        if full.any():
+        # Breadth-first search from node 0 on the boolean matrix: a dense affinity with some
+        # links cut (cannot-links, clipped negatives) is reached in two or three steps, O(n^2)
+        # without a sparse copy; only a disconnected graph goes on to scipy for the count.
+        seen = np.zeros(P.shape[0], bool)
+        seen[:1] = True
+        frontier = np.flatnonzero(seen)
+        while frontier.size:
+            new = P[frontier].any(axis=0) & ~seen
+            seen |= new
+            frontier = np.flatnonzero(new)
+        if seen.size and seen.all():
             return 1
         G = sp.csr_matrix(P)
     else:
