@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._threads import one_blas_thread
 from .errors import ConvergenceError, ParameterError, SegappError
 from .graph import GRAPH_PARAMS
 from .graph.node_constraints import NodeConstraints, warn_contradictions
@@ -106,7 +107,7 @@ def run_method(spec: MethodSpec, K, nc: NodeConstraints, n_clusters: int, rng, *
     if warn and spec.name != "ncut":
         warn_contradictions(nc, stacklevel=4)
     try:
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), one_blas_thread():  # node-level products: see core._threads
             res = spec.fit(K, nc, n_clusters, rng, features=features, cache=cache, **params)
     except SegappError:
         raise
