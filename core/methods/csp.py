@@ -99,25 +99,12 @@ def graph_part(A: np.ndarray) -> dict:
     return {"d": d, "vol": vol, "isq": isq, "Lbar": Lbar, "z": z, "Mmat": Mmat}
 
 
-def _standard_form(M: np.ndarray, z: np.ndarray) -> dict:
-    """The stroke-independent half of Algorithm 1's eigenproblem in standard form.
-
-    With ``M = L L^T`` (Cholesky), ``R = P L^-T`` (``P = I - z z^T``) and ``G = R^T R``,
-    the pencil ``B_s w = mu M w`` of :func:`solve_csp` becomes the symmetric problem
-    ``C y = mu y``, ``w = L^-T y``, with
-    ``C = R_T^T Q_bar_TT R_T - (beta/vol) G - r r^T / (z^T B z)``, ``r = R^T B z``, where ``T``
-    are the constrained nodes (the rows where ``Q_bar`` is non-zero). ``L``, ``L^-1``, ``R``
-    and ``G`` depend on the graph only and are computed once per graph (``n`` is the node
-    count, at most ``max_nodes``, so the ``n x n`` factors are small by design).
-    """
+def _cholesky(M: np.ndarray):
     try:
-        L = sl.cholesky(M, lower=True)
+        return sl.cho_factor(M)
     except sl.LinAlgError:
         raise ConvergenceError("csp: the Laplacian is singular beyond its trivial vector "
                                "(disconnected graph); widen the affinity (sigma_position / gamma)") from None
-    Linv = sl.solve_triangular(L, np.eye(M.shape[0]), lower=True)
-    R = Linv.T - np.outer(z, z @ Linv.T)
-    return {"L": L, "Linv": Linv, "R": R, "G": R.T @ R}
 
 
 def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int, cache=None):
@@ -150,11 +137,8 @@ def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int, cache=None):
     eigenvector with ``lambda != 0`` satisfies ``z^T B v = 0``. Writing ``v = a z + w``,
     ``w ⟂ z``, gives ``a = -z^T B w / z^T B z`` and the definite pencil
     ``B_s w = mu (L_bar + z z^T) w``, ``B_s = P B P - P B z z^T B P / (z^T B z)``,
-    ``mu = 1 / lambda``: an exact reformulation (no approximation). With the Cholesky factor
-    ``L_bar + z z^T = L L^T`` it is solved as the symmetric standard problem
-    ``(L^-1 B_s L^-T) y = mu y``, ``w = L^-T y`` (:func:`_standard_form`: the graph-only factors
-    are kept per graph, each stroke adds only products with the constrained rows; 5-10x
-    cheaper per stroke than ARPACK's generalised mode, same eigenpairs). Feasible = ``lambda > 0`` (Algorithm 1 line 9);
+    ``mu = 1 / lambda``: an exact reformulation (no approximation) that ARPACK solves with a
+    Cholesky factor of ``L_bar + z z^T``. Feasible = ``lambda > 0`` (Algorithm 1 line 9);
     each is scaled to ``v^T v = vol`` (eq. 11) and they are ranked by cost ``v^T L_bar v``
     (line 10). Deviation for speed: only the ``n_vectors + 4`` feasible vectors of largest
     ``mu`` are computed and ranked, not all of them (all of them when there are that few).
@@ -193,29 +177,27 @@ def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int, cache=None):
     zBz = float(z @ Bz)
     if abs(zBz) < 1e-12 * max(1.0, np.abs(Bz).max()):
         raise ConvergenceError("csp: degenerate constraint matrix (z^T B z = 0); change beta slightly")
+    Pbz = Bz - z * zBz  # P B z
 
+    def Bs(x):
+        x = np.asarray(x).reshape(n, -1)
+        px = x - z[:, None] * (z @ x)
+        y = Qbar @ px - c * px
+        y = y - z[:, None] * (z @ y)
+        return y - Pbz[:, None] * ((Pbz @ x) / zBz)
+
+    Mmat = g["Mmat"]
     n_pos = int(np.sum(eig_T > c)) if Q is not None else n - 1
     # ARPACK is asked for the feasible vectors only (their count is known from the small Q_bar
     # block, plus one for the inertia the trivial direction can shift): they are well
     # separated from the cluster of mu <= 0, which ARPACK would otherwise crawl into.
     k = int(min(n - 1, min(n_pos, n_vectors + 3) + 1))
-    f = memo(cache, ("csp-cholesky",), lambda: _standard_form(g["Mmat"], z))
-    G, r = f["G"], f["R"].T @ Bz
-    if Q is None:  # Q_bar = I: R^T Q_bar R = G
-
-        def Cmul(y):
-            y = np.asarray(y).reshape(n, -1)
-            return (1.0 - c) * (G @ y) - np.outer(r, r @ y) / zBz
-    else:
-        RT, QTT = f["R"][T], Qbar[T][:, T]
-
-        def Cmul(y):
-            y = np.asarray(y).reshape(n, -1)
-            return RT.T @ (QTT @ (RT @ y)) - c * (G @ y) - np.outer(r, r @ y) / zBz
-
-    op = sla.LinearOperator((n, n), matvec=lambda y: Cmul(y).ravel(), matmat=Cmul, dtype=float)
-    mu, Y = top_eigh(op, k, v0=f["L"].T @ (np.ones(n) - z * z.sum()), tol=1e-9, maxiter=300, fix=False)
-    W = f["Linv"].T @ Y
+    cho = memo(cache, ("csp-cholesky",), lambda: _cholesky(Mmat))
+    op = sla.LinearOperator((n, n), matvec=lambda x: Bs(x).ravel(), matmat=Bs, dtype=float)
+    Minv = sla.LinearOperator((n, n), matvec=lambda x: sl.cho_solve(cho, x, check_finite=False),
+                              dtype=float)
+    mu, W = top_eigh(op, k, M=Mmat, Minv=Minv, v0=np.ones(n) - z * z.sum(), tol=1e-9, maxiter=300,
+                     fix=False)
     a = -(W.T @ Bz) / zBz
     V = W + np.outer(z, a)
     V *= np.sqrt(vol) / np.linalg.norm(V, axis=0)
