@@ -1,7 +1,7 @@
 """What does not change between strokes, computed once per image and settings.
 
 A stroke changes only the constraints; the affinity, its normalisation and each method's
-stroke-independent factorisations (csp's Cholesky factor, e2cp's k-NN graph and LU factor,
+stroke-independent factorisations (csp's eigendecomposition of L_bar, e2cp's k-NN graph and LU factor,
 rom's eigendecomposition, the unconstrained spectrum, ssap's unconstrained affinity
 propagation) depend on the graph alone. Each :class:`~core.graph.representation.Representation`
 carries a :class:`GraphCache` for them, keyed by everything they depend on (the graph

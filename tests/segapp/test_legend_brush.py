@@ -30,14 +30,25 @@ def _set_segments(qtbot, window, k):
     settle(qtbot, window)
 
 
+def _use_method(qtbot, window, method):
+    with qtbot.waitSignal(window.model.resultChanged, timeout=RESULT_TIMEOUT_MS):
+        window.model.set_method(method)
+    settle(qtbot, window)
+
+
 def test_colours_stay_with_their_segment_across_a_stroke_and_k(qtbot, window):
-    a, b = (20, 20), (220, 180)  # sky and grass of the demo image
+    # gp-propagation cuts the demo into discs and background and keeps that cut after a
+    # must-link inside the sky; csp at eq. 17's beta answers one must-link with a small segment
+    # around its ends (its constraint bound concentrates u* there): csp's behaviour, not this
+    # test's topic
+    _use_method(qtbot, window, "gp-propagation")
+    a, b = (20, 20), (150, 100)  # sky and the left disc of the demo image
     assert _label_at(window, *a) != _label_at(window, *b)
     sky = _colour_at(window, *a)
     draw(qtbot, window, MUST, 8, 8, 20, 60)  # inside the sky: the sky keeps its colour
     assert _colour_at(window, *a) == sky
     qtbot.keyClick(window, "4")
-    draw(qtbot, window, BLOCK, 210, 170, 230, 190)  # label 4 on the grass: its segment takes label 4's colour
+    draw(qtbot, window, BLOCK, 140, 90, 160, 110)  # label 4 on the disc: its segment takes label 4's colour
     assert _colour_at(window, *b) == label_rgb(4)
     assert window.side.legend.name_of(_label_at(window, *b)) == "label 4"
     assert _colour_at(window, *a) == sky
@@ -48,6 +59,7 @@ def test_colours_stay_with_their_segment_across_a_stroke_and_k(qtbot, window):
 
 
 def test_a_segment_name_stays_with_its_colour(qtbot, window):
+    _use_method(qtbot, window, "gp-propagation")  # keeps its cut after the stroke (see above)
     legend = window.side.legend
     k = _label_at(window, 10, 10)
     legend.table.item(k, 3).setText("sky")

@@ -212,7 +212,7 @@ def test_the_engine_builds_the_affinity_once_for_many_strokes():
         res = engine.segment(SegmentRequest(rid, 7, tuple(links[:rid]), (), (), "csp", 2, {}))
         assert res.node_labels.shape == (res.n_nodes,)
     builds = engine.cache_builds()
-    assert builds["affinity"] == 1 and builds["csp-cholesky"] == 1
+    assert builds["affinity"] == 1 and builds["csp-spectrum"] == 1
     engine.set_image(8, image[:, ::-1].copy())  # a new image: its own graph
     engine.segment(SegmentRequest(4, 8, tuple(links[:1]), (), (), "csp", 2, {}))
     assert engine.cache_builds()["affinity"] == 1  # counted for the held image only
