@@ -75,7 +75,7 @@ class Bench:
 
     def settle(self):
         w = self.w
-        self.run_until(lambda: w.controller.idle and not w.canvas.layer.pending)
+        self.run_until(lambda: w.controller.idle and not w.drawing)
 
     def arm(self):
         """Note the next canvas repaint after the next result (or image)."""

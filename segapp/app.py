@@ -90,7 +90,7 @@ def _screenshot(app, win, out, failed) -> int:
             state["code"] = 2
             app.quit()
             return
-        if win.model.image is None or not win.controller.idle or win.canvas.layer.pending:
+        if win.model.image is None or not win.controller.idle or win.drawing:
             return
         if win.model.result is None and not failed["message"]:
             return

@@ -170,6 +170,11 @@ class MainWindow(QMainWindow):
         self.canvas.resize_brush(factor)
         self.status.setText(f"brush radius {self.canvas.brush_radius:.0f} image pixels")
 
+    @property
+    def drawing(self) -> bool:
+        """Strokes, the overlay or the eigenvectors still to be drawn (they draw in later turns)."""
+        return self.canvas.layer.pending or self.side.eigen.pending
+
     def showEvent(self, ev):
         super().showEvent(ev)
         if not getattr(self, "_docks_sized", False):  # the eigenvectors get a quarter of the height

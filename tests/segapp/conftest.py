@@ -54,7 +54,7 @@ def make_window(qtbot, image=None, runner=None):
 
 def settle(qtbot, w, timeout=RESULT_TIMEOUT_MS):
     """Wait until nothing is read, written, computed or drawn."""
-    qtbot.waitUntil(lambda: w.controller.idle and not w.canvas.layer.pending, timeout=timeout)
+    qtbot.waitUntil(lambda: w.controller.idle and not w.drawing, timeout=timeout)
 
 
 @pytest.fixture
