@@ -160,7 +160,11 @@ def _dedupe(pairs: np.ndarray, w: np.ndarray, groups: np.ndarray | None = None):
     keep = p[:, 0] != p[:, 1]
     p, w = p[keep], w[keep]
     g = groups[keep] if groups is not None else None
-    uniq, first, inv = np.unique(p, axis=0, return_index=True, return_inverse=True)
+    span = int(p.max()) + 1 if len(p) else 1
+    # one int64 key per pair, ordered as the pairs are lexicographically: a 1-D unique
+    # (10^4 links with 64-node ends give ~4e7 pairs; unique(axis=0) took ~30 s on them)
+    keys, first, inv = np.unique(p[:, 0] * span + p[:, 1], return_index=True, return_inverse=True)
+    uniq = np.stack([keys // span, keys % span], 1)
     ww = np.zeros(len(uniq))
     np.maximum.at(ww, inv.ravel(), w)
     if groups is None:
@@ -205,6 +209,7 @@ def map_constraints(constraints: Constraints | None, rep: Representation, *, str
     radius_px = stroke_radius * float(np.hypot(*rep.shape))
     notes: list[str] = []
     strokes: list[Stroke] = []
+    # lists of arrays (pairs, weights, groups), joined once: 10^4 links give ~4e7 pairs
     must, must_w, cannot, cannot_w, cgroup = [], [], [], [], []
     if constraints is not None:
         for kind, links, out, wout in (("must-link", constraints.must_link, must, must_w),
@@ -225,15 +230,15 @@ def map_constraints(constraints: Constraints | None, rep: Representation, *, str
                     A, B = np.union1d(A, [a0]), np.union1d(B, [b0])
                 strokes[-1] = Stroke(strokes[-1].kind, i, a0, b0, (tuple(A.tolist()), tuple(B.tolist())))
                 aa, bb = np.meshgrid(A, B, indexing="ij")
-                out.extend(zip(aa.ravel(), bb.ravel()))
-                wout.extend([w] * aa.size)
+                out.append(np.stack([aa.ravel(), bb.ravel()], 1))
+                wout.append(np.full(aa.size, float(w)))
                 for E in (A, B):  # an end stands for its neighbourhood: one segment
                     ii, jj = np.triu_indices(len(E), 1)
-                    must.extend(zip(E[ii], E[jj]))
-                    must_w.extend([w] * len(ii))
+                    must.append(np.stack([E[ii], E[jj]], 1))
+                    must_w.append(np.full(len(ii), float(w)))
                 if kind == "cannot-link":
-                    cgroup.extend([i] * aa.size)
-    n_link_m, n_link_c = len(must), len(cannot)
+                    cgroup.append(np.full(aa.size, i, np.int64))
+    n_link_m, n_link_c = sum(map(len, must)), sum(map(len, cannot))
     labels = np.full(n, -1, np.int64)
     if constraints is not None and constraints.blocks:
         label_values = sorted({b.label for b in constraints.blocks})
@@ -251,23 +256,28 @@ def map_constraints(constraints: Constraints | None, rep: Representation, *, str
                          "they are left unlabelled")
             labels[conflict] = -1
         bm, bc = _block_pairs(labels, max_pairs, rng)
-        must.extend(map(tuple, bm))
-        must_w.extend([1.0] * len(bm))
-        cannot.extend(map(tuple, bc))
-        cannot_w.extend([1.0] * len(bc))
+        must.append(np.asarray(bm, np.int64).reshape(-1, 2))
+        must_w.append(np.ones(len(bm)))
+        cannot.append(np.asarray(bc, np.int64).reshape(-1, 2))
+        cannot_w.append(np.ones(len(bc)))
         if len(bc):  # one group per pair of block labels
             la, lb = np.sort(np.stack([labels[bc[:, 0]], labels[bc[:, 1]]], 1), axis=1).T
-            cgroup.extend((len(constraints.cannot_link) + la * (int(labels.max()) + 1) + lb).tolist())
+            cgroup.append((len(constraints.cannot_link) + la * (int(labels.max()) + 1) + lb).astype(np.int64))
     if constraints is not None:  # oldest first, in the order the user made them
         kind_of = {"must": "must_link", "cannot": "cannot_link", "block": "blocks"}
         strokes.sort(key=lambda s: constraints.order[kind_of[s.kind]][s.index])
-    m, mw = _dedupe(_pairs(must), np.asarray(must_w, float))
-    c, cw, cg = _dedupe(_pairs(cannot), np.asarray(cannot_w, float), np.asarray(cgroup, np.int64))
-    link_m = _indices_of(m, _pairs(must[:n_link_m]))
-    link_c = _indices_of(c, _pairs(cannot[:n_link_c]))
+    must, cannot = _joined(must, (0, 2), np.int64), _joined(cannot, (0, 2), np.int64)
+    m, mw = _dedupe(must, _joined(must_w, (0,), float))
+    c, cw, cg = _dedupe(cannot, _joined(cannot_w, (0,), float), _joined(cgroup, (0,), np.int64))
+    link_m = _indices_of(m, must[:n_link_m])
+    link_c = _indices_of(c, cannot[:n_link_c])
     nc = NodeConstraints(n, m, mw, c, cw, link_m, link_c, labels, cannot_group=cg, strokes=strokes)
     nc.contradictions = notes + chain_contradictions(n, m, c)
     return nc
+
+
+def _joined(parts: list, empty_shape: tuple, dtype) -> np.ndarray:
+    return np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(empty_shape, dtype)
 
 
 def _indices_of(table: np.ndarray, rows: np.ndarray) -> np.ndarray:

@@ -105,3 +105,23 @@ def test_block_pairs_when_the_chain_alone_exceeds_the_budget():
     m, c = _block_pairs(labels, 10, np.random.RandomState(0))
     assert len(m) == 3 * 19 and len(c) == 2
     assert (labels[c[:, 0]] != labels[c[:, 1]]).all()
+
+
+def test_dedupe_keeps_the_largest_weight_and_first_group_in_pair_order():
+    """_dedupe's one-key-per-pair unique gives what a row-wise unique gives: sorted unique
+    pairs (self-pairs dropped), the largest weight of each, the group of its first copy."""
+    from core.graph.node_constraints import _dedupe
+
+    rng = np.random.RandomState(3)
+    pairs = rng.randint(0, 40, size=(500, 2))
+    w = rng.rand(500)
+    g = rng.randint(0, 9, size=500)
+    uniq, ww, gg = _dedupe(pairs, w, g)
+    p = np.sort(pairs, axis=1)
+    keep = p[:, 0] != p[:, 1]
+    ref, first, inv = np.unique(p[keep], axis=0, return_index=True, return_inverse=True)
+    np.testing.assert_array_equal(uniq, ref)
+    np.testing.assert_array_equal(gg, g[keep][first])
+    for k, row in enumerate(ref):
+        same = (p[keep] == row).all(1)
+        assert ww[k] == w[keep][same].max()
