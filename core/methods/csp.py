@@ -182,8 +182,11 @@ def _by_roots(g, cache, Qbar, T, c, zBz, k):
         seen[hi] = taus(hi)
     lo = 0.0
     while np.sum(seen[lo] > 0) < n_top + k:  # mu down until the k wanted ones are above zero
-        if lo <= -120.0:
-            raise ConvergenceError("csp: eq. 15's feasible eigenvalues could not be bracketed")
+        if lo <= -120.0:  # the rest have mu < e^-120 (lambda > e^120): not computable, left out
+            k = int(np.sum(seen[lo] > 0)) - n_top
+            if k <= 0:
+                return np.zeros(0), np.zeros((U.shape[0], 0)), max(n_roots, 0)
+            break
         lo -= 2.0
         seen[lo] = taus(lo)
     grid = np.array(sorted(seen))
