@@ -8,10 +8,12 @@ contradiction warnings, the method, translation of numerical failures into
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from ._threads import one_blas_thread
-from .errors import ConvergenceError, ParameterError, SegappError
+from .errors import ContradictoryConstraintsWarning, ConvergenceError, ParameterError, SegappError
 from .graph import GRAPH_PARAMS
 from .graph.node_constraints import NodeConstraints, warn_contradictions
 from .methods import METHODS
@@ -64,7 +66,8 @@ def pad_embedding(res: SpectralResult, m: int = MIN_SHOWN) -> SpectralResult:
 def run_method(spec: MethodSpec, K, nc: NodeConstraints, n_clusters: int, rng, *, params: dict,
                features: np.ndarray | None = None, warn: bool = True,
                rounding: str = "constrained", rounding_prior: float = 0.0, graph=None,
-               cache=None) -> SpectralResult:
+               cache=None, rounding_nc: NodeConstraints | None = None,
+               parent: np.ndarray | None = None) -> SpectralResult:
     """Run one method on a graph: the step both :func:`core.segment` and the estimator share.
 
     Parameters
@@ -93,6 +96,13 @@ def run_method(spec: MethodSpec, K, nc: NodeConstraints, n_clusters: int, rng, *
     cache : ScopedCache, optional
         Where the method keeps what does not depend on the constraints
         (:mod:`core.graph.cache`), keyed by ``K``'s settings; ``None``: nothing is kept.
+    rounding_nc : NodeConstraints, optional
+        The constraints on the nodes the constrained rounding labels, when those are ``K``'s
+        nodes split where strokes meet (:func:`core.graph.refine.refine`); ``graph`` is then
+        on the split nodes too. Default: ``nc``.
+    parent : ndarray, shape (n',), int, optional
+        With ``rounding_nc``: the node of ``K`` each split node came from. The result's
+        labels and embedding are then on the split nodes.
 
     Returns
     -------
@@ -104,7 +114,9 @@ def run_method(spec: MethodSpec, K, nc: NodeConstraints, n_clusters: int, rng, *
     ConvergenceError
         A numerical failure inside the method (singular system, NaN), with the method named.
     """
-    if warn and spec.name != "ncut":
+    rounded = rounding == "constrained" and bool(nc.strokes) and spec.name != "ncut"
+    final = rounding_nc if rounded and rounding_nc is not None else nc
+    if warn and spec.name != "ncut" and not rounded:
         warn_contradictions(nc, stacklevel=4)
     try:
         with np.errstate(all="ignore"), one_blas_thread():  # node-level products: see core._threads
@@ -114,12 +126,23 @@ def run_method(spec: MethodSpec, K, nc: NodeConstraints, n_clusters: int, rng, *
     except (np.linalg.LinAlgError, ValueError, ArithmeticError) as e:
         raise ConvergenceError(f"{spec.name}: numerical failure ({type(e).__name__}: {e})") from None
     res.info["rounding"] = rounding
-    if rounding == "constrained" and nc.strokes and spec.name != "ncut":
+    if rounded:
         E = res.cluster_embedding
         if E is None:  # no embedding of its own was clustered (ssap): its display embedding
             E = row_normalize(res.embedding[:, :n_clusters])
-        res.labels, resolution = constrained_labels(E, res.labels, nc, n_clusters,
+        labels0 = res.labels
+        if final is not nc:
+            E, labels0, res.embedding = E[parent], labels0[parent], res.embedding[parent]
+        res.labels, resolution = constrained_labels(E, labels0, final, n_clusters,
                                                     graph=K if graph is None else graph,
                                                     prior_weight=rounding_prior)
         res.info["overruled"] = [k for k, ok in enumerate(resolution.honoured) if not ok]
+        if warn and res.info["overruled"]:  # what the final labels do not honour, by name
+            names = {"must": "must-link", "cannot": "cannot-link", "block": "block"}
+            said = [f"{names[final.strokes[k].kind]} #{final.strokes[k].index}" for k in res.info["overruled"]]
+            more = f" (and {len(said) - 1} more)" if len(said) > 1 else ""
+            warnings.warn(f"contradictory constraints: {said[0]}{more} not honoured: newer constraints "
+                          "contradict it at the resolution of the graph (ends on one working pixel, or "
+                          "more cannot-linked groups than segments)", ContradictoryConstraintsWarning,
+                          stacklevel=3)
     return pad_embedding(res)

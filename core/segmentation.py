@@ -11,6 +11,7 @@ from .constraints import Constraints
 from .errors import ContradictoryConstraintsWarning, ParameterError
 from .graph.affinity import affinity_key, boundary_affinity, node_affinity
 from .graph.node_constraints import map_constraints
+from .graph.refine import refine
 from .eval.metrics import honoured
 from .graph.representation import Representation, build_representation
 from .image import check_image
@@ -120,9 +121,14 @@ def graph_of(rep: Representation, rep_p: dict, spec):
     K = rep.cache.get(("affinity",) + key, lambda: node_affinity(rep, rep_p, spec.graph))
     G = None
     if rep_p["rounding"] == "constrained" and rep_p["rounding_prior"] > 0:
-        G = rep.cache.get(("boundary-graph", rep_p["sigma_intensity"], rep_p["sigma_boundary"]),
-                          lambda: boundary_affinity(rep, rep_p["sigma_intensity"], rep_p["sigma_boundary"]))
+        G = boundary_graph(rep, rep_p)
     return K, G, rep.cache.scope(*key)
+
+
+def boundary_graph(rep: Representation, rep_p: dict):
+    """The boundary graph the constrained rounding walks on, kept in ``rep``'s cache."""
+    return rep.cache.get(("boundary-graph", rep_p["sigma_intensity"], rep_p["sigma_boundary"]),
+                         lambda: boundary_affinity(rep, rep_p["sigma_intensity"], rep_p["sigma_boundary"]))
 
 
 def graph_for(prep: Prepared, method: str, params: dict) -> Representation:
@@ -202,11 +208,21 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
                                  f"use at most {rep.n_nodes} or raise max_nodes")
         feats = rep.features(rep_p["sigma_position"], rep_p["sigma_intensity"])
         K, G, cache = graph_of(rep, rep_p, spec)
-        nc = map_constraints(constraints, rep, stroke_radius=rep_p["stroke_radius"],
-                             sigma_intensity=rep_p["sigma_intensity"], max_pairs=rep_p["max_pairs"], rng=rng)
+        mapping = dict(stroke_radius=rep_p["stroke_radius"], sigma_intensity=rep_p["sigma_intensity"],
+                       max_pairs=rep_p["max_pairs"])
+        nc = map_constraints(constraints, rep, rng=rng, **mapping)
+        out, nc_out, parent = rep, None, None
+        if rep_p["rounding"] == "constrained" and spec.name != "ncut":
+            out, parent = refine(rep, constraints, rep_p["sigma_intensity"], rep_p["sigma_boundary"])
+            if out is not rep:  # the rounding runs on the split nodes
+                nc_out = map_constraints(constraints, out, rng=np.random.RandomState(0), **mapping)
+                G = None if G is None else boundary_graph(out, rep_p)
+            else:
+                parent = None
         res = run_method(spec, K, nc, n_segments, rng, params=meth_p, features=feats,
                          warn=not pixel_contradictions, rounding=rep_p["rounding"],
-                         rounding_prior=rep_p["rounding_prior"], graph=G, cache=cache)
+                         rounding_prior=rep_p["rounding_prior"], graph=G, cache=cache,
+                         rounding_nc=nc_out, parent=parent)
     for w in rec:
         caught.append(str(w.message))
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
@@ -214,7 +230,9 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
     used.update({k: v for k, v in res.info.items() if k in meth_p})
     used["n_nodes"] = rep.n_nodes
     node_labels = res.labels.astype(np.int64)
+    if out is not rep:
+        res.info["split_nodes"] = out.n_nodes - rep.n_nodes
     return Segmentation(node_labels, res.embedding, np.asarray(res.eigenvalues, float), used,
-                        time.perf_counter() - t0, rep.n_nodes, method, caught, rep, res.info,
-                        honoured(constraints, lambda r, c: node_labels[rep.node_at(r, c)],
-                                 lambda block: node_labels[rep.nodes_of_block(block)]))
+                        time.perf_counter() - t0, out.n_nodes, method, caught, out, res.info,
+                        honoured(constraints, lambda r, c: node_labels[out.node_at(r, c)],
+                                 lambda block: node_labels[out.nodes_of_block(block)]))

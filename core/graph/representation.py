@@ -65,6 +65,11 @@ class Representation:
         Working pixels per node.
     boundaries : Boundaries or None
         Which nodes touch and the image-edge strength along their shared boundaries.
+    image : ndarray, shape (h, w[, 3]), float32, or None
+        The working copy the nodes were computed on (colours in [0, 1]).
+    edges : ndarray, shape (h, w), float32, or None
+        Its edge map (:func:`~core.graph.boundaries.edge_map`). Both are kept so that a node
+        can be split at pixel level where strokes need it (:mod:`core.graph.refine`).
     cache : GraphCache
         The stroke-independent results computed on these nodes (affinities, factorisations),
         kept as long as the representation is.
@@ -78,6 +83,8 @@ class Representation:
     colors: np.ndarray
     sizes: np.ndarray
     boundaries: Boundaries | None = None
+    image: np.ndarray | None = field(default=None, compare=False, repr=False)
+    edges: np.ndarray | None = field(default=None, compare=False, repr=False)
     cache: GraphCache = field(default_factory=GraphCache, compare=False, repr=False)
 
     @property
@@ -209,7 +216,9 @@ def build_representation(image: np.ndarray, representation: str, max_nodes: int,
     rep = build(work, max_nodes)
     if f > 1:
         rep = _summarise(rep.kind, work, rep.node_map, image.shape[:2], f)
-    rep = dataclasses.replace(rep, boundaries=region_boundaries(rep.node_map, edge_map(work)))
+    edges = edge_map(work)
+    rep = dataclasses.replace(rep, boundaries=region_boundaries(rep.node_map, edges),
+                              image=work.astype(np.float32), edges=edges.astype(np.float32))
     with _CACHE_LOCK:
         _CACHE[key] = rep
         while len(_CACHE) > _CACHE_SIZE:

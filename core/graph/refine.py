@@ -1,0 +1,147 @@
+"""Nodes split where the user's strokes put two anchors in one node (our addition).
+
+A superpixel can straddle an object's outline. When two of the user's constraints end in
+it on either side of that outline (a person refining a boundary does exactly that), no
+labelling of the nodes can honour both, although the pixels can. :func:`refine` splits
+each node that holds two or more *anchors* (a link's endpoint pixel, or the pixels of a
+labelled block or brush region) into one part per anchor: the node's own pixels are
+labelled by a random walk (Grady 2006) on their 4-neighbour grid from the anchors, with
+the weights of the boundary graph at pixel level (``exp(-|c_p - c_q|^2 / 2 sigma_c^2)
+exp(-(e_p + e_q) / 2 sigma_b)``, ``e`` the edge map, :mod:`core.graph.boundaries`), so a
+part ends where the image's edge inside the node is.
+
+The method itself still runs on the unsplit graph (its stroke-independent factorisations
+are kept per graph); the constraint-respecting rounding (:mod:`core.spectral.rounding`)
+runs on the split one, each part starting from its parent node's embedding.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import scipy.sparse as sp
+
+from .boundaries import region_boundaries
+
+
+def anchors_by_node(constraints, rep) -> dict:
+    """The anchors in each node: ``{node: [flat working-pixel indices of one anchor], ...}``.
+
+    Every distinct endpoint pixel of a link is one anchor; every block or brush region is one
+    anchor in each node it covers. Anchors of one node that share a pixel are merged (they
+    cannot be told apart at this resolution).
+    """
+    h, w = rep.node_map.shape
+    f = rep.factor
+    flat_map = rep.node_map.ravel()
+    found: dict[int, list[np.ndarray]] = {}
+
+    def add(pixels: np.ndarray) -> None:
+        for node in np.unique(flat_map[pixels]):
+            own = pixels[flat_map[pixels] == node]
+            parts = found.setdefault(int(node), [])
+            for k, other in enumerate(parts):
+                if np.intersect1d(own, other).size:
+                    parts[k] = np.union1d(other, own)
+                    break
+            else:
+                parts.append(own)
+
+    for r1, c1, r2, c2, _ in tuple(constraints.must_link) + tuple(constraints.cannot_link):
+        for r, c in ((r1, c1), (r2, c2)):
+            add(np.array([(r // f) * w + c // f]))
+    for b in constraints.blocks:
+        if b.runs is None:
+            top, left, bottom, right = b.box
+            rr, cc = np.mgrid[top // f:(bottom - 1) // f + 1, left // f:(right - 1) // f + 1]
+        else:
+            runs = np.asarray(b.runs, np.int64)
+            rr = np.concatenate([np.full(len(range(c0 // f, (c1 - 1) // f + 1)), r // f) for r, c0, c1 in runs])
+            cc = np.concatenate([np.arange(c0 // f, (c1 - 1) // f + 1) for r, c0, c1 in runs])
+        add(np.unique(np.minimum(rr, h - 1) * w + np.minimum(cc, w - 1)))
+    return found
+
+
+def split_node(rep, node: int, anchors: list, sigma_intensity: float, sigma_boundary: float) -> np.ndarray:
+    """Part (index into ``anchors``) of every working pixel of ``node``, in the order of
+    ``np.flatnonzero(rep.node_map.ravel() == node)``.
+
+    A harmonic labelling of the node's pixel grid seeded at the anchors (see the module
+    docstring for the weights). Pixels no path joins to an anchor go to the first one.
+    """
+    from ..spectral.rounding import prior_walk
+
+    h, w = rep.node_map.shape
+    pix = np.flatnonzero(rep.node_map.ravel() == node)
+    index = np.full(h * w, -1, np.int64)
+    index[pix] = np.arange(len(pix))
+    colours = rep.image.reshape(h * w, -1)
+    edges = rep.edges.ravel()
+    rows, cols = [], []
+    for step, ok in ((1, pix % w < w - 1), (w, pix < (h - 1) * w)):
+        p = pix[ok]
+        q = p + step
+        inside = index[q] >= 0
+        rows.append(p[inside])
+        cols.append(q[inside])
+    p, q = np.concatenate(rows), np.concatenate(cols)
+    dc2 = ((colours[p] - colours[q]) ** 2).sum(1)
+    dc2 = dc2.astype(np.float64)
+    wt = np.exp(-dc2 / (2.0 * sigma_intensity ** 2)) * np.exp(-(edges[p] + edges[q]) / (2.0 * sigma_boundary))
+    n = len(pix)
+    W = sp.coo_matrix((np.r_[wt, wt], (np.r_[index[p], index[q]], np.r_[index[q], index[p]])), shape=(n, n))
+    seeds = np.concatenate([index[a] for a in anchors])
+    seed_labels = np.concatenate([np.full(len(a), k) for k, a in enumerate(anchors)])
+    return prior_walk(W, seeds, seed_labels, np.zeros((n, len(anchors))), 0.0)
+
+
+def refine(rep, constraints, sigma_intensity: float, sigma_boundary: float):
+    """``rep`` with every node that holds two or more anchors split among them.
+
+    Parameters
+    ----------
+    rep : Representation
+        With its working image and edge map (:func:`~core.graph.representation.build_representation`).
+    constraints : Constraints
+    sigma_intensity, sigma_boundary : float
+        The boundary graph's scales (:data:`~core.graph.affinity.AFFINITY_PARAMS`).
+
+    Returns
+    -------
+    refined : Representation
+        ``rep`` itself when no node needs splitting; else a new representation whose first
+        ``rep.n_nodes`` nodes keep their indices (a split node keeps its first anchor's part)
+        and whose further nodes are the other parts. Kept in ``rep``'s cache by the anchors,
+        so the same strokes give the same object.
+    parent : ndarray, shape (refined.n_nodes,), int64
+        The node of ``rep`` each node came from.
+    """
+    if rep.image is None or constraints is None:
+        return rep, np.arange(rep.n_nodes)
+    found = {k: v for k, v in anchors_by_node(constraints, rep).items() if len(v) > 1}
+    if not found:
+        return rep, np.arange(rep.n_nodes)
+    key = ("refined", float(sigma_intensity), float(sigma_boundary),
+           tuple(sorted((k, tuple(tuple(a.tolist()) for a in v)) for k, v in found.items())))
+    return rep.cache.get(key, lambda: _split(rep, found, sigma_intensity, sigma_boundary))
+
+
+def _split(rep, found: dict, sigma_intensity: float, sigma_boundary: float):
+    from .representation import _summarise
+
+    node_map = rep.node_map.copy()
+    flat = node_map.reshape(-1)
+    parent = list(range(rep.n_nodes))
+    for node in sorted(found):
+        anchors = found[node]
+        part = split_node(rep, node, anchors, sigma_intensity, sigma_boundary)
+        pix = np.flatnonzero(rep.node_map.ravel() == node)
+        ids = np.r_[node, np.arange(len(parent), len(parent) + len(anchors) - 1)]
+        flat[pix] = ids[part]
+        parent.extend([node] * (len(anchors) - 1))
+    parent = np.asarray(parent, np.int64)  # every part holds at least its anchor's pixels
+    refined = _summarise(rep.kind, rep.image, node_map, rep.shape, rep.factor)
+    refined = dataclasses.replace(refined, boundaries=region_boundaries(node_map, rep.edges),
+                                  image=rep.image, edges=rep.edges)
+    return refined, parent
