@@ -65,7 +65,8 @@ def pad_embedding(res: SpectralResult, m: int = MIN_SHOWN) -> SpectralResult:
 
 def run_method(spec: MethodSpec, K, nc: NodeConstraints, n_clusters: int, rng, *, params: dict,
                features: np.ndarray | None = None, warn: bool = True,
-               rounding: str = "constrained", rounding_prior: float = 0.0, graph=None,
+               rounding: str = "constrained", rounding_prior: float = 0.0,
+               rounding_colouring: str = "walk", graph=None,
                cache=None, rounding_nc: NodeConstraints | None = None,
                parent: np.ndarray | None = None) -> SpectralResult:
     """Run one method on a graph: the step both :func:`core.segment` and the estimator share.
@@ -89,7 +90,7 @@ def run_method(spec: MethodSpec, K, nc: NodeConstraints, n_clusters: int, rng, *
         ``'constrained'`` re-rounds the method's embedding so that the labels honour every
         consistent constraint (:mod:`core.spectral.rounding`, our addition);
         ``'paper'`` keeps the paper's own labels.
-    rounding_prior : float
+    rounding_prior, rounding_colouring
         See :data:`~core.spectral.rounding.ROUNDING_PARAMS`.
     graph : sparse matrix or ndarray, shape (n, n), optional
         The image graph the constrained rounding walks on (default ``K``).
@@ -135,7 +136,8 @@ def run_method(spec: MethodSpec, K, nc: NodeConstraints, n_clusters: int, rng, *
             E, labels0, res.embedding = E[parent], labels0[parent], res.embedding[parent]
         res.labels, resolution = constrained_labels(E, labels0, final, n_clusters,
                                                     graph=K if graph is None else graph,
-                                                    prior_weight=rounding_prior)
+                                                    prior_weight=rounding_prior,
+                                                    colouring=rounding_colouring)
         res.info["overruled"] = [k for k, ok in enumerate(resolution.honoured) if not ok]
         if warn and res.info["overruled"]:  # what the final labels do not honour, by name
             names = {"must": "must-link", "cannot": "cannot-link", "block": "block"}

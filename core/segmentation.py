@@ -221,7 +221,8 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
                 parent = None
         res = run_method(spec, K, nc, n_segments, rng, params=meth_p, features=feats,
                          warn=not pixel_contradictions, rounding=rep_p["rounding"],
-                         rounding_prior=rep_p["rounding_prior"], graph=G, cache=cache,
+                         rounding_prior=rep_p["rounding_prior"],
+                         rounding_colouring=rep_p["rounding_colouring"], graph=G, cache=cache,
                          rounding_nc=nc_out, parent=parent)
     for w in rec:
         caught.append(str(w.message))

@@ -395,7 +395,14 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, cache=None, *, b
     ``beta_halvings`` and ``info['beta']`` the ``beta`` used. A ``beta`` the caller gave is
     never changed: without feasible vectors it is an error that says so.
 
-    **Graph.** With ``affinity='boundary'`` (adjacency of touching superpixels weighted by
+    **Graph.** By default (``affinity='contour'``) the method receives
+    :func:`core.graph.affinity.contour_affinity`: the papers' Gaussian in position and colour,
+    cut down between nodes that every path of touching superpixels separates by a strong image
+    edge (positive definite, unit diagonal, as the Gaussian); eq. 9 normalises any affinity
+    into L_bar; the Gaussian part keeps the unconstrained cut (round 0) that the boundary
+    graph's diffusion kernel lost, and the contour factor keeps a stroke's effect, carried by
+    L_bar, from jumping across an image edge.
+    With ``affinity='boundary'`` (adjacency of touching superpixels weighted by
     colour difference and edge strength, :func:`core.graph.affinity.boundary_affinity`) the
     method receives its diffusion kernel ``(I + t L_sym)^-1`` at unit diagonal
     (:func:`core.graph.affinity.diffusion_kernel`).

@@ -114,7 +114,13 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, cache=None, *, n
     clustering of ``W~``. The paper takes "the K largest nontrivial eigenvectors"; we take the
     top K as every other method here (NJW), including the near-constant one.
 
-    **Graph.** With ``affinity='boundary'`` (adjacency of touching superpixels weighted by
+    **Graph.** By default (``affinity='contour'``) the method receives
+    :func:`core.graph.affinity.contour_affinity`: the papers' Gaussian in position and colour,
+    cut down between nodes that every path of touching superpixels separates by a strong image
+    edge (positive definite, unit diagonal, as the Gaussian); its first step is a k-NN graph
+    over a fully connected affinity (sec. 3.1); with the contour factor the k nearest
+    neighbours of a node lie on its side of an image edge.
+    With ``affinity='boundary'`` (adjacency of touching superpixels weighted by
     colour difference and edge strength, :func:`core.graph.affinity.boundary_affinity`) the
     method receives its diffusion kernel ``(I + t L_sym)^-1`` at unit diagonal
     (:func:`core.graph.affinity.diffusion_kernel`).

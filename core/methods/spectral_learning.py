@@ -52,7 +52,12 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, cache=None) -> S
     normalisation that every other method here uses, so that only the way constraints enter
     differs between methods.
 
-    **Graph.** With ``affinity='boundary'`` (adjacency of touching superpixels weighted by
+    **Graph.** By default (``affinity='contour'``) the method receives
+    :func:`core.graph.affinity.contour_affinity`: the papers' Gaussian in position and colour,
+    cut down between nodes that every path of touching superpixels separates by a strong image
+    edge (positive definite, unit diagonal, as the Gaussian); Kamvar et al. set single entries
+    to 1 or 0, so every pair needs an entry: a fully connected kernel.
+    With ``affinity='boundary'`` (adjacency of touching superpixels weighted by
     colour difference and edge strength, :func:`core.graph.affinity.boundary_affinity`) the
     method receives its diffusion kernel ``(I + t L_sym)^-1`` at unit diagonal
     (:func:`core.graph.affinity.diffusion_kernel`).

@@ -312,7 +312,13 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, cache=None, *, v
     dissimilarity``, shared by the violated links) and Method 2's gradient is averaged over
     them. Method 3 (boosting) is not offered.
 
-    **Graph.** With ``affinity='boundary'`` (adjacency of touching superpixels weighted by
+    **Graph.** By default (``affinity='contour'``) the method receives
+    :func:`core.graph.affinity.contour_affinity`: the papers' Gaussian in position and colour,
+    cut down between nodes that every path of touching superpixels separates by a strong image
+    edge (positive definite, unit diagonal, as the Gaussian); Method 1's similarities ``s_ij =
+    2 log K_ij`` become the Gaussian's ``-||f_i - f_j||^2`` minus ``2 m_ij / sigma_contour``,
+    an edge penalty, defined for every pair.
+    With ``affinity='boundary'`` (adjacency of touching superpixels weighted by
     colour difference and edge strength, :func:`core.graph.affinity.boundary_affinity`) the
     method receives its diffusion kernel ``(I + t L_sym)^-1`` at unit diagonal
     (:func:`core.graph.affinity.diffusion_kernel`).

@@ -2,33 +2,47 @@
 
 Every method ends in k-means (or a sign, or Yu & Shi's discretisation) on its embedding, and
 that step knows nothing of the constraints: a must-link's two ends can land in two segments
-even when the embedding moved them close. :func:`constrained_labels` rounds the same
-embedding so that, whenever the constraints are consistent, both ends of every must-link
-share a segment, the ends of every cannot-link do not, and every labelled block has a
-segment of its own.
+even when the embedding moved them close. :func:`constrained_labels` rounds the method's
+result so that, whenever the constraints are consistent, both ends of every must-link share
+a segment, the ends of every cannot-link do not, and every labelled block has a segment of
+its own.
 
 1. **Resolve.** The user's constraints (:class:`~core.graph.node_constraints.Stroke`) are
    taken newest first into a union-find of nodes: a must-link joins its two endpoint nodes,
    a block joins its nodes to its label, a cannot-link forbids its endpoints' groups from
    sharing a segment. A constraint that contradicts newer ones is not honoured (the newest
-   stroke wins) and is reported. Then, at lower priority, each endpoint's neighbourhood
-   (the nodes it stands for) joins its endpoint where that contradicts nothing.
-2. **Colour.** Each group of joined nodes (a must-link component) gets one segment so that
-   cannot-linked groups differ, at the least total squared distance of its nodes to the
-   segment centroids of the embedding (an exact branch-and-bound search; the groups are
-   few). When no such colouring exists with ``n_clusters`` segments, the oldest
-   cannot-links are dropped until one does.
-3. **Fill.** Every other node goes to the nearest centroid; centroids and colours are
-   recomputed until the labels stop changing (COP-KMeans, Wagstaff et al. 2001, with
-   must-link components as units and the colouring exact).
-4. **Walk** (``rounding_prior`` > 0, the default 0.05). The constrained nodes keep their
-   labels as seeds and every other node is labelled by a random walk with a prior (Grady
-   2005) on the boundary graph of touching superpixels
-   (:func:`core.graph.affinity.boundary_affinity`), the labels of step 3 as the prior: so the
-   final labels follow image edges even when the method's own affinity (the papers'
-   Gaussian by default) jumps across them. Chosen by ``bench/tune.py`` on every 10th training
-   image (``bench/results/tuning.md``): after 10 rounds at K = 3 it raised csp from 0.789 to
-   0.802 and spectral-learning from 0.748 to 0.791, and the best NoC@0.80 from 5.6 to 4.8.
+   stroke wins) and is reported. Where two strokes end in one superpixel, the caller has
+   split it first (:mod:`core.graph.refine`), so strokes a person can draw consistently are
+   consistent here too. The nodes an endpoint stands for (its neighbourhood, which the
+   methods receive as constraints) are not joined here: they are the method's evidence,
+   not the user's word (joining them merged the groups of two segments of similar colour
+   and cost up to 0.3 ARI on the tuning images, ``bench/results/tuning.md``).
+2. **Colour.** Each group (a must-link component) gets one segment so that cannot-linked
+   groups differ, at the least total cost; exact branch-and-bound over the groups (they are
+   few). With ``graph`` (``rounding_colouring='walk'``, the default) the cost is the energy
+   of the random walk that step 4 runs: two groups joined by strong paths of the image graph
+   (high effective conductance, from the Schur complement of its Laplacian onto the seeds)
+   pay for different segments, two groups behind a strong edge do not; the method's
+   embedding (squared distances of the group's nodes to its segment centroids) breaks ties
+   with a small weight. ``'embedding'`` uses the embedding alone. When no colouring exists
+   with ``n_clusters`` segments, the oldest cannot-links are dropped until one does.
+3. **Fill.** Every other node goes to the nearest centroid of the embedding; centroids and
+   colours are recomputed until the labels stop changing (COP-KMeans, Wagstaff et al.
+   2001, with must-link components as units and the colouring exact). These are the
+   method's labels made consistent with the strokes.
+4. **Walk** (``rounding_prior`` > 0). The stroke-end nodes and block nodes keep their
+   colours as seeds and every other node is labelled by a random walk with a prior (Grady,
+   CVPR 2005) on the boundary graph of touching superpixels
+   (:func:`core.graph.affinity.boundary_affinity`), so the final labels follow the image's
+   edges. Every label's walk ends at each step with probability ``w / (1 + w)``,
+   ``w = rounding_prior``; a segment strokes have reached gets its mass from its seeds only
+   (the strokes and the edges decide where it is), a segment no stroke has reached yet gets
+   it from step 3's labels (only the method knows where that one is). Behind a strong edge,
+   far from every stroke, the method's segment therefore survives; near the strokes they
+   win.
+
+Chosen by the simulated-user benchmark on the train split (``bench/tune.py``,
+``bench/results/tuning.md``).
 """
 
 from __future__ import annotations
@@ -40,6 +54,7 @@ import numpy as np
 from ..params import ParamSpec
 
 ROUNDINGS = ("constrained", "paper")
+COLOURINGS = ("walk", "embedding")
 
 ROUNDING_PARAMS = (
     ParamSpec("rounding", str, "constrained",
@@ -47,12 +62,20 @@ ROUNDING_PARAMS = (
               "together, cannot-link ends apart, each block label its own segment; the newest "
               "stroke wins a conflict); paper: each paper's own k-means / sign / Yu-Shi step.",
               choices=ROUNDINGS),
-    ParamSpec("rounding_prior", float, 0.05,
-              "Constrained rounding: nodes no constraint touches follow the method's embedding "
-              "(0: nearest segment centroid) or, when positive, a random walk on the image graph "
-              "from the constrained nodes with the embedding as a prior of this weight.",
+    ParamSpec("rounding_prior", float, 0.01,
+              "Constrained rounding: the final labels come from a random walk on the image graph "
+              "from the stroke ends; a segment no stroke has reached yet follows the method's "
+              "labels, pulled in with this weight (0: no walk; every other node takes the "
+              "nearest segment of the method's embedding).",
               low=0.0, high=1e6),
+    ParamSpec("rounding_colouring", str, "walk",
+              "Constrained rounding: how the groups of must-linked stroke ends get their "
+              "segments: walk (the image graph's random-walk energy, the method's embedding "
+              "breaking ties) or embedding (the method's embedding alone).",
+              choices=COLOURINGS),
 )
+
+COLOURING_TIE_WEIGHT = 0.01  # the embedding's weight against the walk's energy in step 2
 
 
 @dataclass
@@ -122,7 +145,7 @@ class _Groups:
         return True
 
 
-def resolve(nc, neighbourhoods: bool = True) -> Resolution:
+def resolve(nc, neighbourhoods: bool = False) -> Resolution:
     """Settle the user's constraints, newest first (step 1 of the module docstring).
 
     Parameters
@@ -130,7 +153,8 @@ def resolve(nc, neighbourhoods: bool = True) -> Resolution:
     nc : NodeConstraints
         With ``strokes`` (oldest first).
     neighbourhoods : bool
-        Also join each endpoint's neighbourhood to it where that contradicts nothing.
+        Also join each endpoint's neighbourhood to it where that contradicts nothing, at lower
+        priority than every stroke (not done by :func:`constrained_labels`: see step 1).
 
     Returns
     -------
@@ -181,16 +205,22 @@ def resolve(nc, neighbourhoods: bool = True) -> Resolution:
     return Resolution(group[:n], apart, ok, apart_stroke)
 
 
-def _best_colouring(cost: np.ndarray, apart: list, budget: int = 50_000):
+def _best_colouring(cost: np.ndarray, apart: list, pair: np.ndarray | None = None, budget: int = 50_000):
     """Least-cost colouring of groups (rows of ``cost``) with colours (columns) such that
     groups in ``apart`` differ; ``None`` when none exists (or the search budget runs out
-    before one is found)."""
+    before one is found).
+
+    ``pair`` (groups x groups, symmetric, >= 0, optional) adds ``pair[g, h]`` for every two
+    groups of different colours (a Potts energy). The search bound counts only the unary
+    costs still to come, which the pairwise terms can only add to, so it stays exact.
+    """
     n_groups, k = cost.shape
     nbrs = [set() for _ in range(n_groups)]
     for a, b in apart:
         nbrs[a].add(b)
         nbrs[b].add(a)
-    order = sorted(range(n_groups), key=lambda g: (-len(nbrs[g]), cost[g].min() - cost[g].max()))
+    strength = np.zeros(n_groups) if pair is None else pair.sum(1)
+    order = sorted(range(n_groups), key=lambda g: (-len(nbrs[g]), -strength[g], cost[g].min() - cost[g].max()))
     rest = np.cumsum([cost[g].min() for g in order][::-1])[::-1].tolist() + [0.0]
     best = [np.inf, None]
     colour = -np.ones(n_groups, np.int64)
@@ -208,14 +238,62 @@ def _best_colouring(cost: np.ndarray, apart: list, budget: int = 50_000):
             return
         g = order[i]
         banned = {colour[h] for h in nbrs[g] if colour[h] >= 0}
-        for c in np.argsort(cost[g], kind="stable"):
+        step = cost[g]
+        if pair is not None:  # what each colour pays towards the groups coloured already
+            done = colour >= 0
+            w = pair[g, done]
+            step = step + w.sum() - np.bincount(colour[done], weights=w, minlength=k)
+        for c in np.argsort(step, kind="stable"):
             if c not in banned:
                 colour[g] = c
-                search(i + 1, total + cost[g, c])
+                search(i + 1, total + step[c])
                 colour[g] = -1
 
     search(0, 0.0)
     return best[1]
+
+
+def group_conductance(W, seeds: np.ndarray, seed_group: np.ndarray, n_groups: int) -> np.ndarray:
+    """Effective conductance between groups of seed nodes through a graph.
+
+    The Schur complement ``S = L_ss - L_su L_uu^-1 L_us`` of the Laplacian ``L = D - W``
+    onto the seeds is the Laplacian of the graph the random walker sees between them: the
+    walk's energy for seed labels ``y`` is ``sum_{i<j} -S_ij [y_i != y_j]``. Summed over
+    the seeds of each pair of groups, ``-S`` is what two groups pay for different labels.
+
+    Parameters
+    ----------
+    W : sparse matrix or ndarray, shape (n, n)
+    seeds : ndarray, shape (s,), int
+    seed_group : ndarray, shape (s,), int
+        Group 0..n_groups-1 of each seed.
+    n_groups : int
+
+    Returns
+    -------
+    C : ndarray, shape (n_groups, n_groups)
+        Symmetric, non-negative, zero diagonal.
+    """
+    import scipy.sparse as sp
+    import scipy.sparse.linalg as sla
+
+    W = sp.csr_matrix(W)
+    n = W.shape[0]
+    d = np.asarray(W.sum(1)).ravel()
+    free = np.ones(n, bool)
+    free[seeds] = False
+    u = np.flatnonzero(free)
+    L = (sp.diags(d) - W).tocsr()
+    S = L[seeds][:, seeds].toarray()
+    if len(u):
+        Luu = (L[u][:, u] + sp.diags(np.full(len(u), 1e-9 * max(d.max(), 1e-12)))).tocsc()
+        Lus = L[u][:, seeds].toarray()
+        S -= Lus.T @ sla.splu(Luu).solve(Lus)
+    M = np.zeros((len(seeds), n_groups))
+    M[np.arange(len(seeds)), seed_group] = 1.0
+    C = -(M.T @ S @ M)
+    np.fill_diagonal(C, 0.0)
+    return np.maximum((C + C.T) / 2.0, 0.0)
 
 
 def _centroids(E: np.ndarray, labels: np.ndarray, k: int, fallback: np.ndarray) -> np.ndarray:
@@ -227,11 +305,11 @@ def _centroids(E: np.ndarray, labels: np.ndarray, k: int, fallback: np.ndarray) 
     return mu
 
 
-def prior_walk(W, seeds: np.ndarray, seed_labels: np.ndarray, prior: np.ndarray, weight: float) -> np.ndarray:
+def prior_walk(W, seeds: np.ndarray, seed_labels: np.ndarray, prior: np.ndarray, weight) -> np.ndarray:
     """Random walk with a prior (Grady, "Multilabel random walker image segmentation using
-    prior models", CVPR 2005): labels of the free nodes minimising
-    ``sum_ij W_ij ||x_i - x_j||^2 + weight sum_i d_i ||x_i - p_i||^2`` with ``x`` fixed to the
-    one-hot seed labels on ``seeds``.
+    prior models", CVPR 2005): labels of the free nodes minimising, per label ``l``,
+    ``sum_ij W_ij (x_il - x_jl)^2 + weight_l sum_i d_i (x_il - p_il)^2`` with ``x`` fixed to
+    the one-hot seed labels on ``seeds``; each node takes its largest ``x_il``.
 
     Parameters
     ----------
@@ -240,7 +318,9 @@ def prior_walk(W, seeds: np.ndarray, seed_labels: np.ndarray, prior: np.ndarray,
     seed_labels : ndarray, shape (s,), int
     prior : ndarray, shape (n, K)
         One row per node (rows of seeds are ignored).
-    weight : float
+    weight : float or ndarray, shape (K,)
+        The prior's weight, one for all labels or one per label (0: the harmonic labelling
+        of Grady 2006 for that label).
 
     Returns
     -------
@@ -261,16 +341,32 @@ def prior_walk(W, seeds: np.ndarray, seed_labels: np.ndarray, prior: np.ndarray,
         return labels
     Y = np.zeros((len(seeds), k))
     Y[np.arange(len(seeds)), seed_labels] = 1.0
-    du = d[u] * (1.0 + weight) + 1e-9 * max(d.max(), 1e-12)
-    A = (sp.diags(du) - W[u][:, u]).tocsc()
-    rhs = np.asarray(W[u][:, seeds] @ Y) + weight * d[u, None] * prior[u]
-    labels[u] = np.argmax(sla.splu(A).solve(rhs), axis=1)
+    weights = np.broadcast_to(np.asarray(weight, float), (k,))
+    Wuu, Wus = W[u][:, u], W[u][:, seeds]
+    X = np.empty((len(u), k))
+    for wt in np.unique(weights):  # one factorisation per distinct weight (at most two here)
+        cols = np.flatnonzero(weights == wt)
+        du = d[u] * (1.0 + wt) + 1e-9 * max(d.max(), 1e-12)
+        A = (sp.diags(du) - Wuu).tocsc()
+        rhs = np.asarray(Wus @ Y[:, cols]) + wt * d[u, None] * prior[u][:, cols]
+        X[:, cols] = sla.splu(A).solve(rhs)
+    labels[u] = np.argmax(X, axis=1)
     return labels
 
 
+def _seed_nodes(nc, res: Resolution) -> np.ndarray:
+    """The stroke-end and block nodes of the honoured strokes (sorted, distinct)."""
+    nodes = set()
+    for k, s in enumerate(nc.strokes):
+        if res.honoured[k]:
+            nodes.update([s.a, s.b] if s.kind != "block" else list(s.nodes))
+    return np.array(sorted(x for x in nodes if x >= 0 and res.group[x] >= 0), np.int64)
+
+
 def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_clusters: int,
-                       max_iter: int = 20, graph=None, prior_weight: float = 0.0) -> tuple[np.ndarray, Resolution]:
-    """Labels that honour the user's constraints, from a method's embedding.
+                       max_iter: int = 20, graph=None, prior_weight: float = 0.0,
+                       colouring: str = "walk") -> tuple[np.ndarray, Resolution]:
+    """Labels that honour the user's constraints, from a method's result (module docstring).
 
     Parameters
     ----------
@@ -283,10 +379,11 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
     max_iter : int
         Rounds of (colour groups, assign the other nodes, move centroids).
     graph : sparse matrix or ndarray, shape (n, n), optional
-        With ``prior_weight > 0``: the graph on which the free nodes are labelled by
-        :func:`prior_walk` from the constrained nodes, the embedding's nearest-centroid
-        labels as the prior.
+        With ``prior_weight > 0``: the graph of the walk (step 4) and, with
+        ``colouring='walk'``, of the colouring's energy (step 2).
     prior_weight : float
+        The walk's prior weight (0: no walk), step 4.
+    colouring : {'walk', 'embedding'}
 
     Returns
     -------
@@ -302,6 +399,13 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
     labels = np.asarray(labels0, np.int64).copy()
     if res.n_groups == 0:
         return labels, res
+    walk = graph is not None and prior_weight > 0
+    seeds = _seed_nodes(nc, res) if walk else np.flatnonzero(res.group >= 0)
+    pair, tie = None, 1.0
+    if walk and colouring == "walk":
+        pair = group_conductance(graph, seeds, res.group[seeds], res.n_groups)
+        pair /= max(float(np.median(np.asarray(graph.sum(1)))), 1e-12)  # in units of a node's degree
+        tie = COLOURING_TIE_WEIGHT
     spread = E[np.random.RandomState(0).permutation(len(E))[:n_clusters]]
     mu = _centroids(E, labels, n_clusters, spread)
     grouped = res.group >= 0
@@ -310,13 +414,13 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
     dropped: list[int] = []
     for _ in range(max_iter):
         d2 = ((E[:, None, :] - mu[None, :, :]) ** 2).sum(-1)  # (n, K)
-        cost = np.array([d2[m].sum(0) for m in members])
-        colour = _best_colouring(cost, apart)
+        cost = tie * np.array([d2[m].sum(0) for m in members])
+        colour = _best_colouring(cost, apart, pair)
         while colour is None:  # drop the oldest cannot-link until a colouring exists
             oldest = int(np.argmin(res.apart_stroke))
             dropped.append(res.apart_stroke.pop(oldest))
             apart.pop(oldest)
-            colour = _best_colouring(cost, apart)
+            colour = _best_colouring(cost, apart, pair)
         new = np.argmin(d2, axis=1)
         new[grouped] = colour[res.group[grouped]]
         if np.array_equal(new, labels):
@@ -326,9 +430,11 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
     for k in dropped:
         res.honoured[k] = False
     res.apart = apart
-    if graph is not None and prior_weight > 0:
-        seeds = np.flatnonzero(grouped)
-        onehot = np.zeros((len(E), n_clusters))
-        onehot[np.arange(len(E)), labels] = 1.0
-        labels = prior_walk(graph, seeds, labels[seeds], onehot, prior_weight)
+    if walk:
+        seeds = seeds[res.group[seeds] >= 0]
+        prior = np.zeros((len(E), n_clusters))
+        prior[np.arange(len(E)), labels] = 1.0
+        prior[:, np.unique(labels[seeds])] = 0.0  # reached segments: mass from their seeds only
+        labels = prior_walk(graph, seeds, labels[seeds], prior, prior_weight)
     return labels, res
+

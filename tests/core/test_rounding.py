@@ -105,3 +105,66 @@ def test_every_consistent_stroke_is_honoured_on_an_image(method, k):
         warnings.simplefilter("ignore", core.SegappWarning)
         seg = core.segment(img, cons, method=method, n_segments=k, max_nodes=200)
     assert all(seg.honoured["must_link"]) and all(seg.honoured["cannot_link"])
+
+
+def _path_graph(weights):
+    """A path 0 - 1 - ... - n with the given edge weights, as a sparse matrix."""
+    import scipy.sparse as sp
+
+    n = len(weights) + 1
+    i = np.arange(n - 1)
+    return sp.coo_matrix((np.r_[weights, weights], (np.r_[i, i + 1], np.r_[i + 1, i])), shape=(n, n)).tocsr()
+
+
+def test_group_conductance_is_the_effective_conductance():
+    from core.spectral.rounding import group_conductance
+
+    # two seeds at the ends of a path of conductances 1, 2, 4 in series: 1 / (1 + 1/2 + 1/4)
+    W = _path_graph([1.0, 2.0, 4.0])
+    C = group_conductance(W, np.array([0, 3]), np.array([0, 1]), 2)
+    np.testing.assert_allclose(C, [[0, 1 / 1.75], [1 / 1.75, 0]])
+    # seeds of one group add up in parallel; a group's own conductance is not counted
+    C3 = group_conductance(W, np.array([0, 1, 3]), np.array([0, 0, 1]), 2)
+    np.testing.assert_allclose(C3[0, 1], 1 / (1 / 2 + 1 / 4))
+
+
+def test_the_walk_colours_groups_joined_by_the_image_alike():
+    # nodes 0-9 on a path with one weak link (a strong image edge) between 4 and 5; the
+    # embedding wrongly pairs node 2 with the right-hand cluster. Groups: {0}, {2}, {9}; the
+    # cannot-link keeps {0} and {9} apart. The walk's energy puts {2} with {0} (same side of
+    # the edge); the embedding alone puts it with {9}.
+    W = _path_graph([1, 1, 1, 1, 1e-3, 1, 1, 1, 1])
+    emb = E.copy()
+    emb[2] = 0.95
+    nc = NC.from_pairs(10, must=[(2, 2)], cannot=[(0, 9)])
+    nc.strokes.append(type(nc.strokes[0])("must", 1, 2, 2, ((2,), (2,))))
+    walked, _ = constrained_labels(emb, SPLIT, nc, 2, graph=W, prior_weight=0.01)
+    assert walked[2] == walked[0] != walked[9]
+    assert (walked[:5] == walked[0]).all() and (walked[5:] == walked[9]).all()
+    by_embedding, _ = constrained_labels(emb, SPLIT, nc, 2, graph=W, prior_weight=0.01, colouring="embedding")
+    assert by_embedding[2] == by_embedding[9]
+
+
+def test_a_segment_no_stroke_reached_keeps_the_methods_place_behind_an_edge():
+    # three clusters on a path, joined by weak links; one must-link inside the first: the
+    # walk alone would paint everything with the one seeded segment, but the two segments no
+    # stroke reached stay where the method put them
+    W = _path_graph([1, 1, 1e-4, 1, 1, 1e-4, 1, 1])
+    labels0 = np.repeat([0, 1, 2], 3)
+    emb = np.repeat(np.eye(3), 3, axis=0)
+    nc = NC.from_pairs(9, must=[(0, 2)])
+    lab, _ = constrained_labels(emb, labels0, nc, 3, graph=W, prior_weight=0.01)
+    assert len(set(lab[:3])) == 1 and len(set(lab[3:6])) == 1 and len(set(lab[6:])) == 1
+    assert len({lab[0], lab[3], lab[6]}) == 3
+
+
+def test_neighbourhoods_are_not_joined_to_their_stroke():
+    # a must-link 0-1 whose end 1 stands for 1..3, and a cannot-link 3-9: joining the
+    # neighbourhood would put 3 in the must-link's group
+    from core.graph.node_constraints import Stroke
+
+    nc = NC.from_pairs(10, must=[(0, 1)], cannot=[(3, 9)])
+    nc.strokes[0] = Stroke("must", 0, 0, 1, ((0,), (1, 2, 3)))
+    res = resolve(nc)
+    assert res.group[3] != res.group[1] and res.group[2] < 0
+    assert resolve(nc, neighbourhoods=True).group[2] == res.group[1]
