@@ -2,7 +2,8 @@
 
 The canvas turns mouse gestures (two-point links, block rectangles, brush strokes) into typed edits (:mod:`segapp.gui.edits`) in full-image
 pixel coordinates, hit-tests erase clicks itself, and paints results at working resolution
-through the node map, stretched over the image (a 12 MP photo paints about 0.5 MP).
+through the node map, stretched over the image (a 12 MP photo paints about 0.5 MP), with an
+:class:`~.paint.OverlayPainter` kept per node map.
 """
 
 from __future__ import annotations
@@ -138,7 +139,9 @@ class Canvas(pg.GraphicsLayoutWidget):
         self.opacity = 0.45
         self.boundaries_only = False
         self.shape = None
-        self._labels = None  # working-resolution segment image of the shown result
+        self._node_labels = None  # segment of every node of the shown result
+        self._painter = None  # paint.OverlayPainter of its node map
+        self._painter_key = None
         self._colors = None  # (K, 3) uint8 colours of its segments
         self._rect = None
         self.view.dragged.connect(self._on_drag)
@@ -181,7 +184,7 @@ class Canvas(pg.GraphicsLayoutWidget):
         self._clip.setRect(QRectF(0, 0, self.shape[1], self.shape[0]))
         self.overlay_item.clear()
         self.gt_item.clear()
-        self._labels = None
+        self._node_labels = None
         self.view.autoRange(padding=0.01)
 
     def show_result(self, result, info=None) -> None:
@@ -190,18 +193,20 @@ class Canvas(pg.GraphicsLayoutWidget):
         dash what it breaks."""
         nm = result.node_map
         self._colors = None if info is None else info.rgb
-        self._labels = paint.working_labels(result.node_labels, nm.node_map)
+        if self._painter_key != nm.key:
+            self._painter, self._painter_key = paint.OverlayPainter(nm.node_map), nm.key
+        self._node_labels = result.node_labels
         h, w = nm.extent
         self._rect = QRectF(0, 0, w, h)
         self.refresh_overlay()
         self.layer.set_honoured(result.honoured)
 
     def refresh_overlay(self) -> None:
-        if self._labels is None:
+        if self._node_labels is None:
             self.overlay_item.clear()
             return
-        self.overlay_item.setImage(paint.overlay_rgba(self._labels, self.opacity, self.boundaries_only, self._colors),
-                                   levels=None, autoLevels=False)
+        rgba = self._painter.rgba(self._node_labels, self.opacity, self.boundaries_only, self._colors)
+        self.overlay_item.setImage(rgba, levels=None, autoLevels=False)
         self.overlay_item.setRect(self._rect)
 
     def set_ground_truth(self, rgba: np.ndarray | None) -> None:

@@ -2,7 +2,9 @@
 
 Links of one kind are drawn in chunks of at most :data:`CHUNK`, each a handful of path
 items painted by Qt itself; an edit rebuilds one chunk, so it costs the same with ten links
-or ten thousand. Rebuilds wait for the event loop and run within a time budget per turn.
+or ten thousand. Rebuilds wait for the event loop (the application's queue of view steps,
+:mod:`.turns`: an edit's ahead of the views of a result) and run within a time budget per
+turn.
 Beyond :data:`FULL_DETAIL` links, painting them one by one would cost the GUI thread
 50-150 ms per repaint, so they are drawn as one picture rendered in a thread
 (:mod:`.link_raster`). Constraints the shown result does not honour are drawn dashed.
@@ -14,10 +16,11 @@ import time
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QObject, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem
 
+from . import turns
 from .colours import label_rgb
 from .edits import LINK_KINDS
 from .link_raster import LinkRaster
@@ -195,8 +198,7 @@ class ConstraintLayer(QObject):
         self._dirty: set = set()
         self.raster = LinkRaster(view, COLORS)
         self.raster.source = lambda: {k: (v.ids, v.geom, v.bad) for k, v in self.links.items()}
-        self._timer = QTimer(self, singleShot=True, interval=0)
-        self._timer.timeout.connect(self._flush)
+        self._turns = turns.shared()
 
     @property
     def pending(self) -> bool:
@@ -211,7 +213,7 @@ class ConstraintLayer(QObject):
         else:
             self.links[kind].insert(index, item, self._next_id, self._dirty)
             self._next_id += 1
-        self._schedule()
+        self._schedule(first=True)
 
     def remove(self, kind: str, index: int) -> None:
         if kind == "blocks":
@@ -220,7 +222,7 @@ class ConstraintLayer(QObject):
             mark.remove(self.view)
         else:
             self.links[kind].remove(index, self._dirty)
-        self._schedule()
+        self._schedule(first=True)
 
     def reset(self, items: dict) -> None:
         """Replace everything by ``items`` (kind -> sequence); drawn over the next turns."""
@@ -232,7 +234,7 @@ class ConstraintLayer(QObject):
             mark.remove(self.view)
         self.blocks = [_BlockMark(b) for b in items["blocks"]]
         self._dirty.update(self.blocks)
-        self._schedule()
+        self._schedule(first=True)
 
     def set_honoured(self, honoured: dict) -> None:
         """Draw dashed what the result does not honour (arrays aligned with the current items)."""
@@ -278,7 +280,8 @@ class ConstraintLayer(QObject):
         return best
 
     # -- drawing --------------------------------------------------------------------
-    def _schedule(self) -> None:
+    def _schedule(self, first: bool = False) -> None:
+        """Draw what is dirty in later turns; ``first``: an edit, drawn before other views."""
         detail = sum(len(links.ids) for links in self.links.values()) <= FULL_DETAIL
         for links in self.links.values():
             if links.detail != detail:  # crossing the threshold redraws every chunk once
@@ -288,8 +291,8 @@ class ConstraintLayer(QObject):
             self.raster.set_active(not detail)
         elif not detail:
             self.raster.schedule()
-        if self._dirty and not self._timer.isActive():
-            self._timer.start()
+        if self._dirty:
+            self._turns.later((self, "flush"), self._flush, first=first)
 
     def _flush(self) -> None:
         t0 = time.perf_counter()
@@ -299,7 +302,7 @@ class ConstraintLayer(QObject):
                 job.rebuild(self.view)
             else:
                 job.rebuild()
-        if self._dirty:
-            self._timer.start()
+        if self._dirty:  # the rest after the other views' waiting steps
+            self._turns.later((self, "flush"), self._flush)
         else:
             self.drawn.emit()

@@ -4,22 +4,71 @@ Painted per node through a thinned node map (at most :data:`THUMB` pixels a side
 12 MP photo costs what a Berkeley image does. Each thumbnail spans the image's own pixel
 coordinates, so the tooltip under the cursor names the image pixel and the value there.
 
-A result is drawn in the event-loop turn after the one it arrives in (the newest of several
-pending), so the overlay the user looks at is painted first and no single turn of the GUI
-thread holds both (measured with ``bench/gui_latency.py``'s heartbeat).
+A result is drawn piece by piece in later event-loop turns (:mod:`.turns`: one thumbnail
+with its caption per turn, then the eigenvalue plot; only the newest result), so the
+overlay the user looks at is painted first and no turn of the GUI thread holds more than
+one piece and its repaint. Nothing asks for a new layout per result: the captions keep
+their size and the plot's range moves only when the eigenvalues leave it (pyqtgraph's
+label items and auto-range re-lay out and re-tick on every change, 10-15 ms a result).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, QTimer, Signal
-from PySide6.QtGui import QCursor, QFont
-from PySide6.QtWidgets import QHBoxLayout, QToolTip, QWidget
+from PySide6.QtCore import QRectF, Signal
+from PySide6.QtGui import QColor, QCursor, QFont, QFontMetricsF
+from PySide6.QtWidgets import QGraphicsSimpleTextItem, QHBoxLayout, QSizePolicy, QToolTip, QWidget
 
+from . import turns
 from .paint import eigenvector_rgba
 
 THUMB = 240
+PLOT = "plot"  # the last piece of a result
+
+
+class Caption(pg.GraphicsWidget):
+    """One line of text centred under a thumbnail; a new text never changes its size."""
+
+    def __init__(self, point_size: int = 10):
+        super().__init__()
+        font = QFont()
+        font.setPointSize(point_size)
+        self.item = QGraphicsSimpleTextItem(self)
+        self.item.setFont(font)
+        self.item.setBrush(QColor("#202020"))
+        h = QFontMetricsF(font).height() + 4
+        self.setMinimumHeight(h)
+        self.setMaximumHeight(h)
+        self.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Fixed)
+
+    @property
+    def text(self) -> str:
+        return self.item.text()
+
+    def setText(self, text: str) -> None:
+        if text != self.item.text():
+            self.item.setText(text)
+            self._centre()
+
+    def resizeEvent(self, ev) -> None:
+        self._centre()
+
+    def _centre(self) -> None:
+        r = self.item.boundingRect()
+        self.item.setPos((self.size().width() - r.width()) / 2, (self.size().height() - r.height()) / 2)
+
+
+def sticky_range(lo: float, hi: float, current) -> tuple[float, float] | None:
+    """A new y range for data in [lo, hi], or None if ``current`` (lo, hi) still fits it:
+    the data inside and spanning at least half of it."""
+    span = hi - lo
+    if current is not None:
+        c0, c1 = current
+        if c0 <= lo and hi <= c1 and span >= 0.5 * (c1 - c0):
+            return None
+    pad = 0.1 * span if span > 0 else max(abs(hi), 1.0) * 0.1
+    return lo - pad, hi + pad
 
 
 class EigenView(QWidget):
@@ -42,22 +91,22 @@ class EigenView(QWidget):
         self.glw.setMinimumHeight(110)
         self.glw.setToolTip(self.HELP)
         self.glw.scene().sigMouseMoved.connect(self._on_mouse_moved)
-        self._result = None
-        self._extent = None
-        self._pending = None
-        self._later = QTimer(self)
-        self._later.setSingleShot(True)
-        self._later.setInterval(0)
-        self._later.timeout.connect(self._draw_pending)
+        self._pending = None  # the result being drawn, piece by piece
+        self._todo: list = []  # its pieces still to draw: thumbnail indices, then PLOT
+        self._turns = turns.shared()
         lay.addWidget(self.glw, 4)
         self.boxes, self.items, self.labels = [], [], []
+        self._shown: list = [None] * n_show  # the result each thumbnail shows
+        self._extents: list = [None] * n_show  # image pixels each thumbnail spans
         for k in range(n_show):
             vb = self.glw.addViewBox(row=0, col=k, lockAspect=True, invertY=True, enableMouse=False)
+            vb.disableAutoRange()  # fitted once per thumbnail size, not re-ranged per result
             it = pg.ImageItem(axisOrder="row-major")
             vb.addItem(it)
             self.boxes.append(vb)
             self.items.append(it)
-            lbl = self.glw.addLabel("", row=1, col=k, size="10pt", color="#202020")
+            lbl = Caption()
+            self.glw.addItem(lbl, row=1, col=k)
             self.labels.append(lbl)
         self.glw.setBackground("w")
         self.plot = pg.PlotWidget(background="w")
@@ -74,50 +123,74 @@ class EigenView(QWidget):
         self.plot.getAxis("left").setWidth(42)
         self.plot.setTitle("eigenvalues", size="9pt", color="#202020")
         self.curve = self.plot.plot([], [], pen=pg.mkPen((80, 80, 80)), symbol="o", symbolSize=7)
+        self.plot.getViewBox().disableAutoRange()  # see sticky_range
+        self._y_range = None
         self._n_ticks = None
         lay.addWidget(self.plot, 1)
 
     def set_result(self, result) -> None:
-        """Show ``result`` in a later turn of the event loop (only the newest, if several come)."""
+        """Show ``result`` over later turns of the event loop (only the newest, if several come)."""
         self._pending = result
-        self._later.start()
+        self._todo = list(range(len(self.items))) + [PLOT]
+        self._turns.later((self, "draw"), self._draw_next)
 
     @property
     def pending(self) -> bool:
-        """A result waits to be drawn."""
-        return self._pending is not None
+        """A result is still being drawn."""
+        return self._turns.waiting(self)
 
-    def _draw_pending(self) -> None:
-        result, self._pending = self._pending, None
-        if result is not None:
-            self.draw(result)
+    def _draw_next(self) -> None:
+        result = self._pending
+        if result is None:
+            return
+        self._draw_piece(result, self._todo.pop(0))
+        if self._todo:
+            self._turns.later((self, "draw"), self._draw_next)
+        else:
+            self._pending = None
 
     def draw(self, result) -> None:
-        """Show ``result`` now."""
-        self._result = result
+        """Show ``result`` now (every piece in this turn)."""
+        self._pending, self._todo = None, []
+        self._turns.cancel((self, "draw"))
+        for piece in list(range(len(self.items))) + [PLOT]:
+            self._draw_piece(result, piece)
+
+    def _draw_piece(self, result, piece) -> None:
+        if piece == PLOT:
+            return self._draw_plot(result)
+        k = piece
+        it, vb, lbl = self.items[k], self.boxes[k], self.labels[k]
         emb = result.node_embedding
         n = emb.shape[1]
-        names = (["u*"] + [f"v{k + 1}" for k in range(1, n)]) if result.method == "csp" \
-            else [f"e{k + 2}" for k in range(n)]
+        self._shown[k] = result
+        if k >= n:
+            it.clear()
+            lbl.setText("")
+            return
         thumb = result.node_map.thumbnail(THUMB)
         step = max(1, -(-max(result.node_map.node_map.shape) // THUMB)) * result.node_map.factor
-        h, w = thumb.shape[0] * step, thumb.shape[1] * step  # image pixels the thumbnail spans
-        for k, (it, vb, lbl) in enumerate(zip(self.items, self.boxes, self.labels)):
-            if k < n:
-                fit = it.image is None or it.image.shape[:2] != thumb.shape or self._extent != (h, w)
-                it.setImage(eigenvector_rgba(emb[:, k], thumb), levels=None, autoLevels=False)
-                it.setRect(QRectF(0, 0, w, h))  # image pixel coordinates
-                if fit:
-                    vb.autoRange(padding=0)
-                ev = result.eigenvalues[k]
-                lbl.setText(f"{names[k]}  λ={ev:.3g}" if np.isfinite(ev) else f"{names[k]} (none)")
-            else:
-                it.clear()
-                lbl.setText("")
-        self._extent = (h, w)
+        extent = (thumb.shape[0] * step, thumb.shape[1] * step)  # image pixels the thumbnail spans
+        fit = it.image is None or it.image.shape[:2] != thumb.shape or self._extents[k] != extent
+        it.setImage(eigenvector_rgba(emb[:, k], thumb), levels=None, autoLevels=False)
+        if fit:
+            it.setRect(QRectF(0, 0, extent[1], extent[0]))  # image pixel coordinates
+            vb.autoRange(padding=0)
+            self._extents[k] = extent
+        name = "u*" if (result.method == "csp" and k == 0) else \
+            (f"v{k + 1}" if result.method == "csp" else f"e{k + 2}")
+        ev = result.eigenvalues[k]
+        lbl.setText(f"{name}  λ={ev:.3g}" if np.isfinite(ev) else f"{name} (none)")
+
+    def _draw_plot(self, result) -> None:
         ev = np.asarray(result.eigenvalues, float)
         ok = np.isfinite(ev)  # csp pads missing feasible vectors with NaN eigenvalues
         self.curve.setData(np.flatnonzero(ok) + 1, ev[ok])
+        if ok.any():
+            new = sticky_range(float(ev[ok].min()), float(ev[ok].max()), self._y_range)
+            if new is not None:
+                self._y_range = new
+                self.plot.setYRange(*new, padding=0)
         if self._n_ticks != len(ev):
             self._n_ticks = len(ev)
             self.plot.setXRange(0.5, len(ev) + 0.5, padding=0)
@@ -125,7 +198,7 @@ class EigenView(QWidget):
 
     def value_text(self, k: int, row: int, col: int) -> str | None:
         """``eigenvector 2 at (row, col): 0.0134`` for image pixel (row, col), None outside."""
-        res = self._result
+        res = self._shown[k] if k < len(self._shown) else None
         if res is None or k >= res.node_embedding.shape[1]:
             return None
         nm = res.node_map

@@ -1,8 +1,9 @@
 """The segment legend: colour swatch, index, pixel share and an editable name per segment.
 
 A view of the session model's results: it gives each result's segments their stable colours
-(:class:`~.colours.SegmentColours`) and emits ``coloured(result, info)`` for the canvas, so
-the overlay and the legend always agree. Names belong to colours, so a segment keeps its name
+(:class:`~.colours.SegmentColours`) and emits ``coloured(result, info)`` for the canvas at
+once, so the overlay and the legend always agree; the table follows in a later event-loop
+turn (:mod:`.turns`, newest result only), its rows' items reused. Names belong to colours, so a segment keeps its name
 while it keeps its colour (across strokes and changes of K).
 """
 
@@ -12,6 +13,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
+from . import turns
 from .colours import SegmentColours
 from .status_text import empty_note
 
@@ -32,6 +34,7 @@ class Legend(QWidget):
         self.colours = SegmentColours()
         self.names: dict[int, str] = {}  # palette slot -> the name the user gave
         self.info = None
+        self._result = None  # the result whose table is (to be) shown
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         self.table = QTableWidget(0, 4)
@@ -61,35 +64,57 @@ class Legend(QWidget):
 
     def _on_image(self) -> None:
         self.colours.reset()
-        self.info = None
+        self.info = self._result = None
+        turns.shared().cancel((self, "table"))
         self.table.setRowCount(0)
         self.note.hide()
 
+    @property
+    def pending(self) -> bool:
+        """The table of the newest result is still to be filled."""
+        return turns.shared().waiting(self)
+
     def show_result(self, result) -> None:
+        """Colour ``result``'s segments, hand them to the canvas now, the table later."""
         s = self.model.snapshot()
         blocks = [b for _seq, b in sorted(zip(s["order"]["blocks"], s["blocks"]), key=lambda t: t[0])]
         self.info = info = self.colours.assign(result, blocks)
+        self._result = result
         self.coloured.emit(result, info)
-        self.table.blockSignals(True)
-        self.table.setRowCount(len(info.slots))
+        turns.shared().later((self, "table"), self._fill)
+
+    def _fill(self) -> None:
+        result, info, t = self._result, self.info, self.table
+        if result is None:
+            return
+        t.blockSignals(True)
+        if t.rowCount() != len(info.slots):
+            t.setRowCount(len(info.slots))
         for k, slot in enumerate(info.slots):
-            swatch = QTableWidgetItem("")
-            swatch.setBackground(QColor(*map(int, info.rgb[k])))
-            swatch.setFlags(Qt.ItemIsEnabled)
-            index = QTableWidgetItem(str(k))
-            index.setFlags(Qt.ItemIsEnabled)
-            share = QTableWidgetItem("empty" if info.share[k] == 0 else f"{100 * info.share[k]:.1f}%")
-            share.setFlags(Qt.ItemIsEnabled)
-            share.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
-            name = QTableWidgetItem(self.name_of(k))
+            if t.item(k, NAME) is None:
+                self._new_row(k)
+            t.item(k, SWATCH).setBackground(QColor(*map(int, info.rgb[k])))
+            t.item(k, INDEX).setText(str(k))
+            t.item(k, SHARE).setText("empty" if info.share[k] == 0 else f"{100 * info.share[k]:.1f}%")
+            name = t.item(k, NAME)
+            name.setText(self.name_of(k))
             name.setData(Qt.UserRole, int(slot))
-            for col, it in enumerate((swatch, index, share, name)):
-                self.table.setItem(k, col, it)
-        self.table.blockSignals(False)
+        t.blockSignals(False)
         note = empty_note(result)
-        self.note.setText(f"⚠ {note}. Add a stroke or block in the part that should be its own "
-                          "segment, or lower the number of segments." if note else "")
+        text = (f"⚠ {note}. Add a stroke or block in the part that should be its own "
+                "segment, or lower the number of segments.") if note else ""
+        if text != self.note.text():
+            self.note.setText(text)
         self.note.setVisible(bool(note))
+
+    def _new_row(self, k: int) -> None:
+        for col in (SWATCH, INDEX, SHARE, NAME):
+            it = QTableWidgetItem("")
+            if col != NAME:
+                it.setFlags(Qt.ItemIsEnabled)
+            if col == SHARE:
+                it.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+            self.table.setItem(k, col, it)
 
     def name_of(self, k: int) -> str:
         """The shown name of segment ``k`` of the current result."""

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QPr
 
 import core
 
-from . import persistence, recovery
+from . import persistence, recovery, turns
 from .berkeley import BerkeleyBrowser
 from .canvas import BLOCK, BRUSH, CANNOT, ERASE, MUST, Canvas
 from .controller import Controller
@@ -172,8 +172,10 @@ class MainWindow(QMainWindow):
 
     @property
     def drawing(self) -> bool:
-        """Strokes, the overlay or the eigenvectors still to be drawn (they draw in later turns)."""
-        return self.canvas.layer.pending or self.side.eigen.pending
+        """Strokes, the legend or the eigenvectors still to be drawn (they draw in later turns,
+        :mod:`.turns`; the overlay is drawn in the turn its result arrives)."""
+        return (self.canvas.layer.pending or self.side.legend.pending or self.side.eigen.pending
+                or turns.shared().waiting())
 
     def showEvent(self, ev):
         super().showEvent(ev)
@@ -211,7 +213,9 @@ class MainWindow(QMainWindow):
     def _on_status(self, text, tooltip, is_error):
         self.status.setText(text)
         self.status.setToolTip(tooltip)
-        self.statusBar().setStyleSheet("color: #b00020" if is_error else "")
+        style = "color: #b00020" if is_error else ""
+        if self.statusBar().styleSheet() != style:  # a new style sheet re-polishes the whole bar
+            self.statusBar().setStyleSheet(style)
         if is_error:
             self._err_timer.start()
 

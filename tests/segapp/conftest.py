@@ -6,6 +6,7 @@ os.environ["XDG_CONFIG_HOME"] = os.path.join(_HOME, "config")  # QSettings and a
 os.environ["XDG_DATA_HOME"] = os.path.join(_HOME, "data")      # out of the user's home
 
 import pytest  # noqa: E402
+import shiboken6  # noqa: E402
 
 from segapp.gui.probe import click, drag  # noqa: E402,F401
 
@@ -63,8 +64,9 @@ def window(qtbot, shared_worker):
 
     w = make_window(qtbot, runner=SegmentRunner(shared_worker))
     yield w
-    settle(qtbot, w)
-    w.close()
+    settle(qtbot, w)  # its views may still draw in later turns: pytest-qt's deferred delete may come first
+    if shiboken6.isValid(w):
+        w.close()
 
 
 def draw(qtbot, w, tool, r1, c1, r2, c2):

@@ -56,3 +56,42 @@ def test_a_large_photo_is_shown_at_once_and_a_stroke_drawn_meanwhile_is_used(qtb
     thumb = window.side.eigen.items[0].image
     assert max(thumb.shape[:2]) <= 240
     assert not window.progress.text() and not window.busy.isVisible()
+
+
+def test_strokes_on_a_large_photo_keep_every_turn_of_the_gui_thread_short(qtbot, window, photo):
+    """Issue 10: nothing the GUI thread does per mouse event or result grows with the image
+    (12 MP here): with mouse events one per turn, as a person's arrive, each turn's CPU time,
+    from the press to the last view of the result drawn, stays within 20 ms (the issue asks
+    30; 7-8 ms measured here, 15-21 ms before the views were spread over turns)."""
+    from PySide6.QtCore import QTimer
+
+    from segapp.gui.canvas import CANNOT
+    from segapp.gui.probe import Heartbeat, stroke_events
+
+    with qtbot.waitSignal(window.model.resultChanged, timeout=RESULT_TIMEOUT_MS):
+        window.controller.open_image(photo)
+    settle(qtbot, window)
+    strokes = [(MUST, 500, 600, 2500, 3400), (CANNOT, 200, 300, 2800, 3800), (MUST, 1500, 200, 1600, 3900)]
+    events = []
+    pace = QTimer(interval=10)
+
+    def next_event():
+        if events:
+            events.pop(0)()
+        elif not strokes:
+            pace.stop()
+        elif window.controller.idle and not window.drawing:  # the last stroke's result is drawn
+            tool, r1, c1, r2, c2 = strokes.pop(0)
+            window.canvas.view.tool = tool
+            events.extend(stroke_events(window.canvas, r1, c1, r2, c2))
+
+    beat = Heartbeat()
+    pace.timeout.connect(next_event)
+    beat.start()
+    pace.start()
+    qtbot.waitUntil(lambda: not strokes and not events, timeout=RESULT_TIMEOUT_MS)
+    settle(qtbot, window)
+    beat.stop()
+    pace.stop()
+    assert window.model.result.honoured["must_link"].shape == (2,)
+    assert beat.longest_busy_ms() <= 20, sorted(beat.gaps_ms())[-5:]

@@ -77,6 +77,7 @@ def test_an_empty_segment_is_said_plainly(qtbot, window):
                         node_map=NodeMap(nm.key, nm.node_map, nm.factor, nm.shape))
     window.model.set_result(res)
     legend = window.side.legend
+    qtbot.waitUntil(lambda: not window.drawing)  # the table follows the overlay in a later turn
     assert legend.note.isVisible()
     assert "K = 3 asked, 2 non-empty" in legend.note.text() and "#2" in legend.note.text()
     assert legend.table.item(2, 2).text() == "empty"
