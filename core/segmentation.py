@@ -10,7 +10,7 @@ import numpy as np
 from .constraints import Constraints
 from .errors import ContradictoryConstraintsWarning, ParameterError
 from .graph.affinity import affinity_key, boundary_affinity, node_affinity
-from .graph.node_constraints import map_constraints
+from .graph.node_constraints import map_constraints, map_strokes
 from .graph.refine import refine
 from .eval.metrics import honoured
 from .graph.representation import Representation, build_representation
@@ -215,7 +215,7 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
         if rep_p["rounding"] == "constrained" and spec.name != "ncut":
             out, parent = refine(rep, constraints, rep_p["sigma_intensity"], rep_p["sigma_boundary"])
             if out is not rep:  # the rounding runs on the split nodes
-                nc_out = map_constraints(constraints, out, rng=np.random.RandomState(0), **mapping)
+                nc_out = map_strokes(constraints, out)
                 G = None if G is None else boundary_graph(out, rep_p)
             else:
                 parent = None

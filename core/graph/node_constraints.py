@@ -276,6 +276,29 @@ def map_constraints(constraints: Constraints | None, rep: Representation, *, str
     return nc
 
 
+def map_strokes(constraints: Constraints, rep: Representation) -> NodeConstraints:
+    """The user's constraints as :class:`Stroke` objects on the nodes of ``rep``, without the
+    node pairs :func:`map_constraints` builds for the methods: what the constraint-respecting
+    rounding reads (:mod:`core.spectral.rounding`), cheap even for 10^4 links."""
+    strokes: list[Stroke] = []
+    for kind, links in (("must", constraints.must_link), ("cannot", constraints.cannot_link)):
+        for i, (r1, c1, r2, c2, _) in enumerate(links):
+            a, b = rep.node_at(r1, c1), rep.node_at(r2, c2)
+            strokes.append(Stroke(kind, i, a, b, ((a,), (b,))))
+    labels = np.full(rep.n_nodes, -1, np.int64)
+    if constraints.blocks:
+        index = {v: k for k, v in enumerate(sorted({b.label for b in constraints.blocks}))}
+        for i, b in enumerate(constraints.blocks):
+            nodes = rep.nodes_of_block(b)
+            strokes.append(Stroke("block", i, nodes=tuple(nodes.tolist()), label=index[b.label]))
+            labels[nodes] = index[b.label]
+    kind_of = {"must": "must_link", "cannot": "cannot_link", "block": "blocks"}
+    strokes.sort(key=lambda s: constraints.order[kind_of[s.kind]][s.index])
+    none = np.zeros((0, 2), np.int64)
+    return NodeConstraints(rep.n_nodes, none, np.zeros(0), none, np.zeros(0), np.zeros(0, np.int64),
+                           np.zeros(0, np.int64), labels, strokes=strokes)
+
+
 def _joined(parts: list, empty_shape: tuple, dtype) -> np.ndarray:
     return np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(empty_shape, dtype)
 

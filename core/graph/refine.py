@@ -25,42 +25,62 @@ import scipy.sparse as sp
 from .boundaries import region_boundaries
 
 
+MAX_SPLIT_NODES = 64  # nodes split per call: a person refining boundaries, not a bulk load
+MAX_ANCHORS = 8  # anchors a node may be split among (more: a crowd of stroke ends, left whole)
+
+
 def anchors_by_node(constraints, rep) -> dict:
-    """The anchors in each node: ``{node: [flat working-pixel indices of one anchor], ...}``.
+    """The anchors of each node to split: ``{node: [flat working-pixel indices of one anchor], ...}``.
 
     Every distinct endpoint pixel of a link is one anchor; every block or brush region is one
     anchor in each node it covers. Anchors of one node that share a pixel are merged (they
-    cannot be told apart at this resolution).
+    cannot be told apart at this resolution). Only nodes with two to :data:`MAX_ANCHORS`
+    anchors are returned, at most :data:`MAX_SPLIT_NODES` of them, those of the newest
+    constraints first (:attr:`core.Constraints.order`); the others stay whole, and a stroke
+    that needs them split is then reported as not honoured.
     """
     h, w = rep.node_map.shape
     f = rep.factor
     flat_map = rep.node_map.ravel()
-    found: dict[int, list[np.ndarray]] = {}
-
-    def add(pixels: np.ndarray) -> None:
-        for node in np.unique(flat_map[pixels]):
-            own = pixels[flat_map[pixels] == node]
-            parts = found.setdefault(int(node), [])
-            for k, other in enumerate(parts):
-                if np.intersect1d(own, other).size:
-                    parts[k] = np.union1d(other, own)
-                    break
-            else:
-                parts.append(own)
-
-    for r1, c1, r2, c2, _ in tuple(constraints.must_link) + tuple(constraints.cannot_link):
-        for r, c in ((r1, c1), (r2, c2)):
-            add(np.array([(r // f) * w + c // f]))
-    for b in constraints.blocks:
+    items = []  # (creation rank, flat pixels) of every anchor source
+    for kind in ("must_link", "cannot_link"):
+        links = np.asarray(getattr(constraints, kind), np.int64).reshape(-1, 5)[:, :4]
+        ranks = constraints.order[kind]
+        for end in (links[:, :2], links[:, 2:]):
+            pix = (end[:, 0] // f) * w + end[:, 1] // f
+            items += [(r, np.array([p])) for r, p in zip(ranks, pix)]
+    for b, rank in zip(constraints.blocks, constraints.order["blocks"]):
         if b.runs is None:
             top, left, bottom, right = b.box
             rr, cc = np.mgrid[top // f:(bottom - 1) // f + 1, left // f:(right - 1) // f + 1]
         else:
             runs = np.asarray(b.runs, np.int64)
-            rr = np.concatenate([np.full(len(range(c0 // f, (c1 - 1) // f + 1)), r // f) for r, c0, c1 in runs])
-            cc = np.concatenate([np.arange(c0 // f, (c1 - 1) // f + 1) for r, c0, c1 in runs])
-        add(np.unique(np.minimum(rr, h - 1) * w + np.minimum(cc, w - 1)))
-    return found
+            lo, hi = runs[:, 1] // f, (runs[:, 2] - 1) // f + 1
+            rr = np.repeat(runs[:, 0] // f, hi - lo)
+            cc = np.concatenate([np.arange(a, z) for a, z in zip(lo, hi)])
+        items.append((rank, np.unique(np.minimum(rr, h - 1) * w + np.minimum(cc, w - 1))))
+    found: dict[int, list[np.ndarray]] = {}
+    crowded: set[int] = set()
+    n_split = 0
+    for _, pixels in sorted(items, key=lambda it: -it[0]):  # newest first
+        for node in np.unique(flat_map[pixels]).tolist():
+            if node in crowded:
+                continue
+            own = pixels[flat_map[pixels] == node]
+            parts = found.setdefault(node, [])
+            for k, other in enumerate(parts):
+                if np.intersect1d(own, other).size:
+                    parts[k] = np.union1d(other, own)
+                    break
+            else:
+                if len(parts) == 1 and n_split >= MAX_SPLIT_NODES or len(parts) >= MAX_ANCHORS:
+                    crowded.add(node)  # over budget: this node stays whole
+                    n_split -= len(parts) > 1
+                    del found[node]
+                    continue
+                n_split += len(parts) == 1
+                parts.append(own)
+    return {k: v for k, v in found.items() if len(v) > 1}
 
 
 def split_node(rep, node: int, anchors: list, sigma_intensity: float, sigma_boundary: float) -> np.ndarray:
@@ -119,7 +139,7 @@ def refine(rep, constraints, sigma_intensity: float, sigma_boundary: float):
     """
     if rep.image is None or constraints is None:
         return rep, np.arange(rep.n_nodes)
-    found = {k: v for k, v in anchors_by_node(constraints, rep).items() if len(v) > 1}
+    found = anchors_by_node(constraints, rep)
     if not found:
         return rep, np.arange(rep.n_nodes)
     key = ("refined", float(sigma_intensity), float(sigma_boundary),

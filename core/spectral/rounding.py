@@ -76,6 +76,7 @@ ROUNDING_PARAMS = (
 )
 
 COLOURING_TIE_WEIGHT = 0.01  # the embedding's weight against the walk's energy in step 2
+EXACT_GROUPS = 40  # groups coloured by the exact search; more: greedy with local moves
 
 
 @dataclass
@@ -221,6 +222,8 @@ def _best_colouring(cost: np.ndarray, apart: list, pair: np.ndarray | None = Non
         nbrs[b].add(a)
     strength = np.zeros(n_groups) if pair is None else pair.sum(1)
     order = sorted(range(n_groups), key=lambda g: (-len(nbrs[g]), -strength[g], cost[g].min() - cost[g].max()))
+    if n_groups > EXACT_GROUPS:
+        return _greedy_colouring(cost, nbrs, pair, order)
     rest = np.cumsum([cost[g].min() for g in order][::-1])[::-1].tolist() + [0.0]
     best = [np.inf, None]
     colour = -np.ones(n_groups, np.int64)
@@ -251,6 +254,41 @@ def _best_colouring(cost: np.ndarray, apart: list, pair: np.ndarray | None = Non
 
     search(0, 0.0)
     return best[1]
+
+
+def _greedy_colouring(cost, nbrs, pair, order, sweeps: int = 5):
+    """Beyond :data:`EXACT_GROUPS` groups (a bulk load of constraints, not a person's strokes):
+    each group in ``order`` takes its cheapest colour its cannot-linked neighbours leave free,
+    then single-group moves lower the cost until none does (or ``sweeps`` passes). ``None``
+    when some group finds no free colour."""
+    n_groups, k = cost.shape
+    colour = -np.ones(n_groups, np.int64)
+
+    def step(g):
+        c = cost[g]
+        if pair is not None:
+            done = colour >= 0
+            done[g] = False
+            w = pair[g, done]
+            c = c + w.sum() - np.bincount(colour[done], weights=w, minlength=k)
+        banned = {colour[h] for h in nbrs[g] if colour[h] >= 0 and h != g}
+        free = [x for x in np.argsort(c, kind="stable") if x not in banned]
+        return free[0] if free else None
+
+    for g in order:
+        c = step(g)
+        if c is None:
+            return None
+        colour[g] = c
+    for _ in range(sweeps):
+        moved = False
+        for g in order:
+            c = step(g)
+            if c is not None and c != colour[g]:
+                colour[g], moved = c, True
+        if not moved:
+            break
+    return colour
 
 
 def group_conductance(W, seeds: np.ndarray, seed_group: np.ndarray, n_groups: int) -> np.ndarray:

@@ -32,7 +32,7 @@ def test_a_node_with_two_stroke_ends_is_split_along_the_image_edge():
     cons = _straddling_strokes()
     assert rep.node_at(20, 31) == rep.node_at(20, 40)
     found = anchors_by_node(cons, rep)
-    assert sorted(len(v) for v in found.values()) == [1, 2]
+    assert [len(v) for v in found.values()] == [2]
     out, parent = refine(rep, cons, 0.08, 0.05)
     assert out.n_nodes == rep.n_nodes + 1
     node = rep.node_at(20, 31)
