@@ -143,8 +143,9 @@ def run_method(spec: MethodSpec, K, nc: NodeConstraints, n_clusters: int, rng, *
             names = {"must": "must-link", "cannot": "cannot-link", "block": "block"}
             said = [f"{names[final.strokes[k].kind]} #{final.strokes[k].index}" for k in res.info["overruled"]]
             more = f" (and {len(said) - 1} more)" if len(said) > 1 else ""
-            warnings.warn(f"contradictory constraints: {said[0]}{more} not honoured: newer constraints "
-                          "contradict it at the resolution of the graph (ends on one working pixel, or "
-                          "more cannot-linked groups than segments)", ContradictoryConstraintsWarning,
-                          stacklevel=3)
+            why = (nc.contradictions[0] if final is nc and nc.contradictions else
+                   "newer constraints contradict it at the resolution of the graph (ends on one "
+                   "working pixel, or more cannot-linked groups than segments)")
+            warnings.warn(f"contradictory constraints: {said[0]}{more} not honoured: {why}",
+                          ContradictoryConstraintsWarning, stacklevel=3)
     return pad_embedding(res)

@@ -207,16 +207,21 @@ def test_segment_command(case, tmp_path, capsys):
     assert not (tmp_path / "m.png").exists()
 
 
-def test_cannot_link_inside_one_superpixel_is_not_dropped_silently(tmp_path, capsys):
-    """Both ends in one graph node: the command line says so and stops (exit 2), for every
-    method that uses constraints."""
+def test_cannot_link_inside_one_superpixel_is_honoured_by_splitting_the_node(tmp_path, capsys):
+    """Both ends in one graph node: the node is split where the stroke's ends lie
+    (:mod:`core.graph.refine`) and the exported mask puts the ends in different segments."""
+    import skimage.io
+
     seg = core.segment(core.load_image(_demo()), None, method="ncut")
     nodes = seg.representation.node_of_pixel
     (r1, c1), (r2, c2) = np.argwhere(nodes == nodes[100, 100])[[0, -1]]
     c = tmp_path / "c.json"
     c.write_text(json.dumps({"cannot_link": [[int(r1), int(c1), int(r2), int(c2)]]}))
-    expect_cli_error(["segment", "--demo", "--constraints", c, "--method", "e2cp", "--out", tmp_path / "m.png"],
-                     capsys, "both ends in one graph node")
+    r = run_cli(["segment", "--demo", "--constraints", c, "--method", "e2cp", "--out", tmp_path / "m.png"],
+                capsys)
+    assert r.code == 0 and "Traceback" not in r.err and "not honoured" not in r.err, r.err
+    mask = skimage.io.imread(tmp_path / "m.png")
+    assert mask[r1, c1] != mask[r2, c2]
 
 
 def test_ncut_says_it_ignores_constraints(tmp_path, capsys):
