@@ -48,8 +48,9 @@ PARAMS = (
     ParamSpec("warm_start", bool, False,
               "Start each round's first AP run from the previous round's messages instead of "
               "zero, so AP goes on passing messages while the similarities change, as in the "
-              "paper's feedback loop (about 3x fewer iterations; a different, not a worse, "
-              "clustering on many images)."),
+              "paper's feedback loop (about 3x fewer iterations; it lands on other fixed points "
+              "of AP than a restart, so the clustering differs on many images: off until the "
+              "simulated-user benchmark has measured it)."),
 )
 
 

@@ -30,8 +30,9 @@ def test_bisection_finds_the_number_of_clusters(rng):
         assert exact and len(ex) == k and labels.max() == k - 1
 
 
-@pytest.mark.parametrize("variant", ["gaussian", "metric"])
-def test_constraints_reduce_violations_on_overlapping_gaussians(variant):
+@pytest.mark.parametrize("variant, warm_start", [("gaussian", False), ("metric", False), ("gaussian", True),
+                                                 ("metric", True)])
+def test_constraints_reduce_violations_on_overlapping_gaussians(variant, warm_start):
     """Two overlapping Gaussians (one informative dimension, five noisy ones): with
     constraints from 16 labelled points, fewer constraints are violated than by
     unconstrained AP (Method 1, Gaussian update; Method 2, diagonal metric learning)."""
@@ -49,8 +50,9 @@ def test_constraints_reduce_violations_on_overlapping_gaussians(variant):
     def violated(labels):
         return sum(labels[a] != labels[b] for a, b in must) + sum(labels[a] == labels[b] for a, b in cannot)
 
-    base = ssap.fit(K, NC.from_pairs(n), 2, r, features=x, variant=variant)
-    con = ssap.fit(K, NC.from_pairs(n, must, cannot), 2, r, features=x, variant=variant, rounds=10)
+    base = ssap.fit(K, NC.from_pairs(n), 2, r, features=x, variant=variant, warm_start=warm_start)
+    con = ssap.fit(K, NC.from_pairs(n, must, cannot), 2, r, features=x, variant=variant, rounds=10,
+                   warm_start=warm_start)
     assert violated(con.labels) < violated(base.labels)
     assert con.info["n_violated"] == violated(con.labels)
 
@@ -180,3 +182,77 @@ def test_message_passing_matches_the_textbook_updates(rng):
         A0 = A0 * lam - (1 - lam) * tmp
     assert np.array_equal(R.view(np.int64), R0.view(np.int64))
     assert np.array_equal(A.view(np.int64), A0.view(np.int64))
+
+
+def test_float32_messages_give_the_float64_clusters(rng):
+    """AP in float32 (the default precision of fit) finds the exemplars and labels of the
+    float64 loop, at every preference the search visits on three blobs."""
+    S = _three_blobs(rng)
+    kw = dict(damping=0.9, max_iter=500, convergence_iter=15)
+    for pref in (-10.0, -50.0, -100.0, -300.0, float(np.median(S))):
+        l64, e64, c64, (R64, _) = ssap.affinity_propagation(S, pref, **kw)
+        l32, e32, c32, (R32, _) = ssap.affinity_propagation(S.astype(np.float32), pref, **kw)
+        assert R64.dtype == np.float64 and R32.dtype == np.float32
+        assert c32 == c64
+        np.testing.assert_array_equal(e32, e64)
+        np.testing.assert_array_equal(l32, l64)
+
+
+@pytest.mark.parametrize("source", [-100.0, -30.0, -150.0])
+def test_a_warm_start_converges_to_the_clusters_of_a_cold_start(rng, source):
+    """Messages of a converged run (at the same preference, or at one nearby) start AP at
+    -100 on three blobs: the same 3 exemplars and labels as from zero messages; from the
+    run at -100 itself the exemplar set holds from the first iteration, so the run stops
+    after convergence_iter + 1 iterations, where the cold run has not converged yet."""
+    S = _three_blobs(rng)
+    kw = dict(damping=0.9, convergence_iter=15)
+    cold = ssap.affinity_propagation(S, -100.0, max_iter=500, **kw)
+    assert cold[2] and len(cold[1]) == 3
+    msgs = ssap.affinity_propagation(S, source, max_iter=500, **kw)[3]
+    warm = ssap.affinity_propagation(S, -100.0, max_iter=500, messages=msgs, **kw)
+    assert warm[2]
+    np.testing.assert_array_equal(warm[1], cold[1])
+    np.testing.assert_array_equal(warm[0], cold[0])
+    if source == -100.0:
+        assert ssap.affinity_propagation(S, -100.0, max_iter=16, messages=msgs, **kw)[2]
+        assert not ssap.affinity_propagation(S, -100.0, max_iter=16, **kw)[2]
+
+
+@pytest.mark.parametrize("k", [2, 3, 4])
+def test_a_warm_started_search_finds_exactly_k(rng, k):
+    """The search whose start runs from another round's messages (fit's warm start) still
+    ends with exactly k clusters, whether that start gives too few, too many or k, and
+    returns the messages of the run it ends with."""
+    S = _three_blobs(rng)
+    kw = dict(damping=0.9, max_iter=500, convergence_iter=15)
+    msgs = ssap.affinity_propagation(S, -100.0, **kw)[3]
+    for start in (-10.0, -100.0, -400.0):
+        p, labels, ex, exact, out = ssap.preference_for(S, k, kw, start=start, messages=msgs, return_messages=True)
+        assert exact and len(ex) == k and labels.max() == k - 1
+        again = ssap.affinity_propagation(S, p, messages=msgs if p == start else None, **kw)
+        np.testing.assert_array_equal(again[1], ex)
+        np.testing.assert_array_equal(again[3][0], out[0])
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_a_warm_started_fit_kept_per_graph_is_the_cold_one(k):
+    """With warm starts a round depends on the messages of the rounds before it: the results
+    kept per graph (keyed by the chain of rounds) give, stroke after stroke, the labels of
+    a run with nothing kept."""
+    from core.graph.cache import GraphCache
+
+    r = np.random.RandomState(1)
+    x = np.r_[r.randn(30, 2) * 0.5, r.randn(30, 2) * 0.5 + [2.5, 0], r.randn(30, 2) * 0.5 + [0, 2.5]]
+    K = np.exp(-((x[:, None] - x[None]) ** 2).sum(-1) / 2.0)
+    strokes = [([(0, 35)], []), ([(0, 35)], [(0, 65)]), ([(0, 35), (40, 70)], [(0, 65), (31, 61)])]
+    cache = GraphCache().scope("test")
+    for i, (must, cannot) in enumerate(strokes + strokes[-1:]):  # the repeat reads every round kept
+        if i == len(strokes):
+            built = dict(cache.parent.builds)
+            assert built["ssap-round"] > 0
+        nc = NC.from_pairs(len(x), must, cannot)
+        kept = ssap.fit(K, nc, k, r, cache=cache, warm_start=True)
+        cold = ssap.fit(K, nc, k, r, warm_start=True)
+        np.testing.assert_array_equal(kept.labels, cold.labels)
+        assert kept.info == cold.info
+    assert dict(cache.parent.builds) == built
