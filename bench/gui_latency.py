@@ -143,7 +143,14 @@ def large_copy(src: Path, folder: Path) -> Path:
 
 def main(argv=None) -> int:
     a = parse(argv)
-    home = tempfile.mkdtemp(prefix="segapp-bench-")
+    if not a.image.is_file():
+        print(f"gui_latency.py: {a.image} not found (give --image an image file)", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="segapp-bench-") as home:
+        return _run(a, home)
+
+
+def _run(a, home: str) -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ["XDG_CONFIG_HOME"], os.environ["XDG_DATA_HOME"] = f"{home}/c", f"{home}/d"
     sys.path.insert(0, str(ROOT))

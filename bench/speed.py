@@ -170,8 +170,17 @@ def main(argv=None) -> int:
     import core
 
     gt = a.image.parent.parent.parent / "groundTruth" / a.image.parent.name / f"{a.image.stem}.mat"
+    for need in (a.image, gt):
+        if not need.is_file():
+            print(f"speed.py: {need} not found (give --image a BSDS image whose groundTruth .mat lies in "
+                  "the BSDS500 layout)", file=sys.stderr)
+            return 2
     methods = a.methods.split(",") if a.methods else list(core.METHODS)
-    home = Path(tempfile.mkdtemp(prefix="segapp-speed-"))
+    with tempfile.TemporaryDirectory(prefix="segapp-speed-") as home:
+        return _run(a, gt, methods, Path(home))
+
+
+def _run(a, gt: Path, methods: list, home: Path) -> int:
     images = [(a.image, a.strokes)] + ([] if a.no_large else [(large_copy(a.image, home), a.large_strokes)])
     print(f"segapp speed, default settings, {time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.1f} at the start; image {a.image.name} and its 4000x3000 copy")

@@ -262,14 +262,14 @@ def node_affinity(rep, params: dict, form: str = "kernel") -> np.ndarray:
     ----------
     rep : Representation
     params : dict
-        ``affinity``, ``sigma_position``, ``sigma_intensity``, ``sigma_boundary``,
-        ``diffusion_time``.
+        ``affinity``, ``sigma_position``, ``sigma_intensity``, ``sigma_contour``,
+        ``sigma_boundary``, ``diffusion_time``.
     form : {'kernel', 'adjacency'}
         With ``affinity='boundary'``: the diffusion kernel of the boundary graph
         (:func:`diffusion_kernel`, dense, positive definite, for the methods whose papers
         need a kernel or a fully connected affinity) or the boundary graph itself
         (:func:`boundary_affinity`, as a dense array with zeros between nodes that do not
-        touch). Ignored for ``affinity='gaussian'``.
+        touch). Ignored for ``affinity='gaussian'`` and ``'contour'`` (both dense kernels).
 
     Returns
     -------

@@ -68,10 +68,12 @@ def anchors_by_node(constraints, rep) -> dict:
                 continue
             own = pixels[flat_map[pixels] == node]
             parts = found.setdefault(node, [])
-            for k, other in enumerate(parts):
-                if np.intersect1d(own, other).size:
-                    parts[k] = np.union1d(other, own)
-                    break
+            touching = [k for k, other in enumerate(parts) if np.intersect1d(own, other).size]
+            if touching:  # merged with every part it shares a pixel with (so parts never overlap)
+                merged = own
+                for k in touching:
+                    merged = np.union1d(merged, parts[k])
+                parts[:] = [q for k, q in enumerate(parts) if k not in touching] + [merged]
             else:
                 if len(parts) == 1 and n_split >= MAX_SPLIT_NODES or len(parts) >= MAX_ANCHORS:
                     crowded.add(node)  # over budget: this node stays whole

@@ -18,8 +18,10 @@ its own.
    not the user's word (joining them merged the groups of two segments of similar colour
    and cost up to 0.3 ARI on the tuning images, ``bench/results/tuning.md``).
 2. **Colour.** Each group (a must-link component) gets one segment so that cannot-linked
-   groups differ, at the least total cost; exact branch-and-bound over the groups (they are
-   few). With ``graph`` (``rounding_colouring='walk'``, the default) the cost is the energy
+   groups differ, at the least total cost: branch and bound over the groups, started from
+   a greedy colouring (DSatur order) and exact unless its step budget (2000) runs out, when
+   the best colouring found is kept; beyond 40 groups (a loaded file, not a person's
+   strokes) the greedy colouring with local moves. With ``graph`` (``rounding_colouring='walk'``, the default) the cost is the energy
    of the random walk that step 4 runs: two groups joined by strong paths of the image graph
    (high effective conductance, from the Schur complement of its Laplacian onto the seeds)
    pay for different segments, two groups behind a strong edge do not; the method's
@@ -71,7 +73,8 @@ ROUNDING_PARAMS = (
     ParamSpec("rounding_colouring", str, "walk",
               "Constrained rounding: how the groups of must-linked stroke ends get their "
               "segments: walk (the image graph's random-walk energy, the method's embedding "
-              "breaking ties) or embedding (the method's embedding alone).",
+              "breaking ties) or embedding (the method's embedding alone; also what walk "
+              "means when rounding_prior is 0, as there is then no walk).",
               choices=COLOURINGS),
 )
 
@@ -206,63 +209,79 @@ def resolve(nc, neighbourhoods: bool = False) -> Resolution:
     return Resolution(group[:n], apart, ok, apart_stroke)
 
 
-def _best_colouring(cost: np.ndarray, apart: list, pair: np.ndarray | None = None, budget: int = 50_000):
+def _best_colouring(cost: np.ndarray, apart: list, pair: np.ndarray | None = None, budget: int = 2_000):
     """Least-cost colouring of groups (rows of ``cost``) with colours (columns) such that
-    groups in ``apart`` differ; ``None`` when none exists (or the search budget runs out
-    before one is found).
+    groups in ``apart`` differ; ``None`` when none is found.
 
     ``pair`` (groups x groups, symmetric, >= 0, optional) adds ``pair[g, h]`` for every two
-    groups of different colours (a Potts energy). The search bound counts only the unary
-    costs still to come, which the pairwise terms can only add to, so it stays exact.
+    groups of different colours (a Potts energy). Up to :data:`EXACT_GROUPS` groups a
+    branch and bound search, started from the greedy colouring (:func:`_greedy_colouring`)
+    as the best so far; its bound adds, for every group not yet coloured, its cheapest
+    colour given the groups coloured already (the pairwise terms among the uncoloured ones
+    can only add to it), so it is exact unless ``budget`` search steps run out first, when
+    the best colouring found so far is returned. Beyond that many groups, and whenever the
+    search finds nothing, the greedy colouring.
     """
     n_groups, k = cost.shape
     nbrs = [set() for _ in range(n_groups)]
     for a, b in apart:
         nbrs[a].add(b)
         nbrs[b].add(a)
+    greedy = _greedy_colouring(cost, nbrs, pair)
+    if n_groups > EXACT_GROUPS:
+        return greedy
     strength = np.zeros(n_groups) if pair is None else pair.sum(1)
     order = sorted(range(n_groups), key=lambda g: (-len(nbrs[g]), -strength[g], cost[g].min() - cost[g].max()))
-    if n_groups > EXACT_GROUPS:
-        return _greedy_colouring(cost, nbrs, pair, order)
-    rest = np.cumsum([cost[g].min() for g in order][::-1])[::-1].tolist() + [0.0]
+    P = np.zeros((n_groups, n_groups)) if pair is None else pair
     best = [np.inf, None]
+    if greedy is not None:
+        best = [_colouring_cost(cost, P, greedy), greedy]
     colour = -np.ones(n_groups, np.int64)
     steps = [0]
+    A = cost.astype(float).copy()  # A[g, c]: what colour c costs g given the groups coloured so far
+
+    def paint(g: int, c: int, sign: float):
+        A[:, :] += sign * P[:, g, None]
+        A[:, c] -= sign * P[:, g]
 
     def search(i: int, total: float):
         steps[0] += 1
-        if steps[0] > budget and best[1] is not None:
-            return
+        if steps[0] > budget and (best[1] is not None or steps[0] > 20 * budget):
+            return  # out of steps (none found within 20x the budget: taken as no colouring)
         if i == n_groups:
             if total < best[0]:
                 best[0], best[1] = total, colour.copy()
             return
-        if total + rest[i] >= best[0]:
+        if total + A[order[i:]].min(1).sum() >= best[0]:
             return
         g = order[i]
         banned = {colour[h] for h in nbrs[g] if colour[h] >= 0}
-        step = cost[g]
-        if pair is not None:  # what each colour pays towards the groups coloured already
-            done = colour >= 0
-            w = pair[g, done]
-            step = step + w.sum() - np.bincount(colour[done], weights=w, minlength=k)
+        step = A[g].copy()
         for c in np.argsort(step, kind="stable"):
             if c not in banned:
                 colour[g] = c
+                paint(g, c, 1.0)
                 search(i + 1, total + step[c])
+                paint(g, c, -1.0)
                 colour[g] = -1
 
     search(0, 0.0)
     return best[1]
 
 
-def _greedy_colouring(cost, nbrs, pair, order, sweeps: int = 5):
-    """Beyond :data:`EXACT_GROUPS` groups (a bulk load of constraints, not a person's strokes):
-    each group in ``order`` takes its cheapest colour its cannot-linked neighbours leave free,
-    then single-group moves lower the cost until none does (or ``sweeps`` passes). ``None``
-    when some group finds no free colour."""
+def _colouring_cost(cost: np.ndarray, P: np.ndarray, colour: np.ndarray) -> float:
+    differ = colour[:, None] != colour[None, :]
+    return float(cost[np.arange(len(colour)), colour].sum() + 0.5 * (P * differ).sum())
+
+
+def _greedy_colouring(cost, nbrs, pair, sweeps: int = 5):
+    """Each group in turn (the one whose cannot-linked neighbours already use the most
+    colours first, as DSatur; exact with two colours on a colourable graph) takes its
+    cheapest colour those neighbours leave free; then single-group moves lower the cost
+    until none does (or ``sweeps`` passes). ``None`` when some group finds no free colour."""
     n_groups, k = cost.shape
     colour = -np.ones(n_groups, np.int64)
+    strength = np.zeros(n_groups) if pair is None else pair.sum(1)
 
     def step(g):
         c = cost[g]
@@ -275,11 +294,16 @@ def _greedy_colouring(cost, nbrs, pair, order, sweeps: int = 5):
         free = [x for x in np.argsort(c, kind="stable") if x not in banned]
         return free[0] if free else None
 
-    for g in order:
+    order = []
+    for _ in range(n_groups):
+        left = np.flatnonzero(colour < 0)
+        sat = [len({colour[h] for h in nbrs[g] if colour[h] >= 0}) for g in left]
+        g = int(left[max(range(len(left)), key=lambda i: (sat[i], len(nbrs[left[i]]), strength[left[i]], -left[i]))])
         c = step(g)
         if c is None:
             return None
         colour[g] = c
+        order.append(g)
     for _ in range(sweeps):
         moved = False
         for g in order:
@@ -433,6 +457,11 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
     E = np.asarray(embedding, float)
     if E.ndim == 1:
         E = E[:, None]
+    if not np.isfinite(E).all():
+        from ..errors import ConvergenceError
+
+        raise ConvergenceError("the constrained rounding got a non-finite embedding (the method's "
+                               "eigenvectors hold NaN or infinity); try rounding='paper' or another method")
     res = resolve(nc)
     labels = np.asarray(labels0, np.int64).copy()
     if res.n_groups == 0:
@@ -454,7 +483,7 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
         d2 = ((E[:, None, :] - mu[None, :, :]) ** 2).sum(-1)  # (n, K)
         cost = tie * np.array([d2[m].sum(0) for m in members])
         colour = _best_colouring(cost, apart, pair)
-        while colour is None:  # drop the oldest cannot-link until a colouring exists
+        while colour is None and apart:  # drop the oldest cannot-link until a colouring exists
             oldest = int(np.argmin(res.apart_stroke))
             dropped.append(res.apart_stroke.pop(oldest))
             apart.pop(oldest)

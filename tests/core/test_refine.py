@@ -87,3 +87,17 @@ def test_a_stroke_the_graph_cannot_honour_is_named_in_the_warning():
     with pytest.warns(core.ContradictoryConstraintsWarning, match="cannot-link #0"):
         seg = core.segment(img, cons, method="csp", n_segments=2, representation="grid", max_nodes=16)
     assert not seg.honoured["cannot_link"][0]
+
+
+def test_an_anchor_overlapping_two_parts_merges_them():
+    """Two link ends in one cell are two anchors; an older block covering both pixels
+    overlaps each, so all three become one anchor (parts never share a pixel) and the cell
+    is no longer split."""
+    rep = build_representation(_two_halves(), "grid", 16)
+    links = dict(must_link=[(20, 31, 2, 2)], cannot_link=[(20, 40, 2, 2)])
+    node = rep.node_at(20, 31)
+    apart = core.Constraints(**links, order={"must_link": [1], "cannot_link": [2]})
+    assert len(anchors_by_node(apart, rep)[node]) == 2
+    block = core.Block(label=1, top=18, left=30, bottom=23, right=42)
+    joined = core.Constraints(**links, blocks=[block], order={"must_link": [1], "cannot_link": [2], "blocks": [0]})
+    assert node not in anchors_by_node(joined, rep)

@@ -168,3 +168,55 @@ def test_neighbourhoods_are_not_joined_to_their_stroke():
     res = resolve(nc)
     assert res.group[3] != res.group[1] and res.group[2] < 0
     assert resolve(nc, neighbourhoods=True).group[2] == res.group[1]
+
+
+def _brute_colouring(cost, apart, pair):
+    import itertools
+
+    from core.spectral.rounding import _colouring_cost
+
+    best = (np.inf, None)
+    for col in itertools.product(range(cost.shape[1]), repeat=cost.shape[0]):
+        col = np.array(col)
+        if all(col[a] != col[b] for a, b in apart):
+            best = min(best, (_colouring_cost(cost, pair, col), tuple(col)), key=lambda t: t[0])
+    return best
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_colouring_search_finds_the_least_potts_energy(seed):
+    """Branch and bound (bound: each uncoloured group's cheapest colour given the coloured
+    ones) against enumeration of every colouring of 7 groups in 3 colours."""
+    from core.spectral.rounding import _best_colouring, _colouring_cost
+
+    r = np.random.RandomState(seed)
+    cost = r.rand(7, 3) * 0.1
+    pair = r.rand(7, 7) * (r.rand(7, 7) < 0.5)
+    pair = np.triu(pair, 1) + np.triu(pair, 1).T
+    apart = [(0, 1), (1, 2), (3, 4), (5, 6), (0, 6)]
+    want, _ = _brute_colouring(cost, apart, pair)
+    got = _best_colouring(cost, apart, pair)
+    assert all(got[a] != got[b] for a, b in apart)
+    assert _colouring_cost(cost, pair, got) == pytest.approx(want)
+
+
+def test_beyond_the_exact_search_a_colourable_chain_is_coloured():
+    """50 groups cannot-linked in a path, two colours: the greedy colouring (DSatur order)
+    finds the alternating colouring instead of dropping cannot-links."""
+    from core.spectral.rounding import EXACT_GROUPS, _best_colouring
+
+    n = EXACT_GROUPS + 10
+    r = np.random.RandomState(0)
+    for _ in range(5):
+        perm = r.permutation(n)
+        apart = [(int(perm[i]), int(perm[i + 1])) for i in range(n - 1)]
+        col = _best_colouring(r.rand(n, 2), apart, np.zeros((n, n)))
+        assert col is not None and all(col[a] != col[b] for a, b in apart)
+
+
+def test_a_non_finite_embedding_is_our_error():
+    bad = E.copy()
+    bad[3, 0] = np.nan
+    with pytest.raises(core.ConvergenceError, match="non-finite embedding"):
+        constrained_labels(bad, SPLIT, NC.from_pairs(10, cannot=[(0, 1)]), 2)
+
