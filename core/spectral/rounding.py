@@ -295,15 +295,18 @@ def _greedy_colouring(cost, nbrs, pair, sweeps: int = 5):
         return free[0] if free else None
 
     order = []
+    seen = [set() for _ in range(n_groups)]  # colours among each group's coloured neighbours
+    left = set(range(n_groups))
     for _ in range(n_groups):
-        left = np.flatnonzero(colour < 0)
-        sat = [len({colour[h] for h in nbrs[g] if colour[h] >= 0}) for g in left]
-        g = int(left[max(range(len(left)), key=lambda i: (sat[i], len(nbrs[left[i]]), strength[left[i]], -left[i]))])
+        g = max(left, key=lambda x: (len(seen[x]), len(nbrs[x]), strength[x], -x))
         c = step(g)
         if c is None:
             return None
         colour[g] = c
+        left.discard(g)
         order.append(g)
+        for h in nbrs[g]:
+            seen[h].add(int(c))
     for _ in range(sweeps):
         moved = False
         for g in order:
