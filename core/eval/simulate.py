@@ -2,12 +2,16 @@
 
 Protocol (issue 4): the target is the K largest segments of the annotator with the fewest
 segments; other pixels are "don't care" (never scored, never clicked). Starting from the
-unconstrained result, each round matches predicted to target segments (Hungarian on overlap),
-takes the error mask (cared pixels whose matched label is wrong), clicks p = the argmax of its
-distance transform (the image border counts as boundary), and adds a must-link from p to the
+unconstrained result, each round matches predicted to target segments (Hungarian on overlap;
+in blocks mode a segment holding labelled blocks is matched to its label's segment first, as a
+person reads colours), takes the error mask (cared pixels whose matched label is wrong), clicks
+p = the argmax of its distance transform (the image border counts as boundary), and adds a must-link from p to the
 distance-transform argmax of the correctly labelled part of p's true segment g (of g if none
 is correct) and, when p's predicted segment was matched to a target segment h, a cannot-link
-from p to the same kind of point of h. Blocks mode adds one 5x5 block at p labelled g instead.
+from p to the same kind of point of h. Blocks mode adds one 5x5 block at p labelled g instead,
+placed (among the windows holding p) to cover no pixel of an earlier block of another label and
+as many pixels of g as it can; smaller (3x3, then p alone) when no 5x5 window does: a person
+does not paint over their own block with another label.
 """
 
 from __future__ import annotations
@@ -38,14 +42,35 @@ def make_target(ground_truths, k: int) -> np.ndarray:
     return target
 
 
-def match(pred: np.ndarray, target: np.ndarray) -> dict:
-    """Predicted label -> target segment, Hungarian on the overlap over cared pixels."""
+def match(pred: np.ndarray, target: np.ndarray, blocks=()) -> dict:
+    """Predicted label -> target segment, Hungarian on the overlap over cared pixels.
+
+    ``blocks`` (blocks mode): a predicted segment holding labelled blocks is the segment of
+    its label (label ``l`` stands for target segment ``l - 1``; the label with most block
+    pixels in it, and of two segments claiming one label the one holding more of them), as
+    a person sees which colour their label paints; the other segments are matched to the
+    remaining target segments by overlap."""
     care = target != DONT_CARE
+    fixed = {}
+    if len(blocks):
+        votes = {}  # (predicted segment, label) -> block pixels
+        for b in blocks:
+            under = pred[b.top:b.bottom, b.left:b.right][b.mask()]
+            for seg, n in zip(*np.unique(under, return_counts=True)):
+                votes[(int(seg), b.label)] = votes.get((int(seg), b.label), 0) + int(n)
+        for (seg, lab), n in sorted(votes.items(), key=lambda kv: -kv[1]):
+            if seg not in fixed and lab - 1 not in fixed.values() and 0 <= lab - 1 <= int(target.max()):
+                fixed[seg] = lab - 1
     p, t = pred[care], target[care]
     overlap = np.zeros((int(pred.max()) + 1, int(target.max()) + 1))
     np.add.at(overlap, (p, t), 1)
-    r, c = linear_sum_assignment(-overlap)
-    return {int(a): int(b) for a, b in zip(r, c)}
+    rows = [i for i in range(overlap.shape[0]) if i not in fixed]
+    cols = [j for j in range(overlap.shape[1]) if j not in fixed.values()]
+    out = dict(fixed)
+    if rows and cols:
+        r, c = linear_sum_assignment(-overlap[np.ix_(rows, cols)])
+        out.update({rows[a]: cols[b] for a, b in zip(r, c)})
+    return out
 
 
 def _center(mask: np.ndarray) -> tuple[int, int]:
@@ -55,14 +80,15 @@ def _center(mask: np.ndarray) -> tuple[int, int]:
 
 
 
-def next_click(pred: np.ndarray, target: np.ndarray, covered: np.ndarray | None = None):
+def next_click(pred: np.ndarray, target: np.ndarray, covered: np.ndarray | None = None, blocks=()):
     """One round of the simulated user: ``(p, g, h_point_or_None, g_point)`` or None if no error.
 
     ``covered`` (optional, shape (H, W), bool): pixels already under a labelled block, never
     clicked again (a person does not label the same spot twice; without it, one block that
-    changes nothing would be placed at the same spot every round)."""
+    changes nothing would be placed at the same spot every round). ``blocks``: the labelled
+    blocks so far, which tie predicted segments to target segments (:func:`match`)."""
     care = target != DONT_CARE
-    m = match(pred, target)
+    m = match(pred, target, blocks)
     as_target = np.array([m.get(i, -2) for i in range(int(pred.max()) + 1)])[pred]
     error = care & (as_target != target)
     if covered is not None:
@@ -81,6 +107,38 @@ def next_click(pred: np.ndarray, target: np.ndarray, covered: np.ndarray | None 
     return p, g, hp, gp
 
 
+def _place_block(p, g: int, blocks, shape, target=None, size: int = 5):
+    """``(top, left, bottom, right)`` of a block labelled ``g`` (0-based) holding pixel ``p``.
+
+    Among the ``size x size`` windows inside the image that hold ``p``, the ones covering no
+    pixel of an earlier block of another label; of those, the one with most pixels of target
+    segment ``g`` (when ``target`` is given), then the one nearest to centred on ``p``. None
+    such: the same with 3 x 3, then ``p`` alone (the simulated user does not click covered
+    pixels, so ``p`` is under another label's block only when it is the centre of a segment
+    chosen instead of the clicked one, see :func:`add_round`)."""
+    h, w = shape
+    other = np.zeros(shape, bool)
+    for b in blocks:
+        if b.label != g + 1:
+            other[b.top:b.bottom, b.left:b.right] |= b.mask()
+    r, c = p
+    for s in dict.fromkeys((min(size, h, w), 3, 1)):
+        best = None
+        for top in range(max(0, r - s + 1), min(r, h - s) + 1):
+            for left in range(max(0, c - s + 1), min(c, w - s) + 1):
+                win = (slice(top, top + s), slice(left, left + s))
+                if other[win].any():
+                    continue
+                inside = int((target[win] == g).sum()) if target is not None else 0
+                off = abs(top + s // 2 - r) + abs(left + s // 2 - c)
+                key = (-inside, off, top, left)
+                if best is None or key < best[0]:
+                    best = (key, (top, left, top + s, left + s))
+        if best is not None:
+            return best[1]
+    return (r, c, r + 1, c + 1)
+
+
 def add_round(cons: Constraints, click, mode: str, shape, target: np.ndarray | None = None) -> Constraints:
     """``cons`` with this round's strokes (or block) appended, newest last in the creation
     order (:attr:`Constraints.order`), so the constraint-respecting rounding lets the newest
@@ -94,10 +152,10 @@ def add_round(cons: Constraints, click, mode: str, shape, target: np.ndarray | N
         if target is not None and hp is not None and g + 1 in labelled and int(target[hp]) + 1 not in labelled:
             # the clicked segment is labelled already: label the one it is wrongly merged with
             (r, c), g = hp, int(target[hp])
-        top, left = max(0, min(r - 2, shape[0] - 5)), max(0, min(c - 2, shape[1] - 5))
+        top, left, bottom, right = _place_block((r, c), g, cons.blocks, shape, target)
         order["blocks"].append(next(nxt))
-        return Constraints(cons.must_link, cons.cannot_link, cons.blocks + (Block(g + 1, top, left, top + 5, left + 5),),
-                           order=order)
+        return Constraints(cons.must_link, cons.cannot_link,
+                           cons.blocks + (Block(g + 1, top, left, bottom, right),), order=order)
     ml, cl = cons.must_link, cons.cannot_link
     if gp != p:
         ml = ml + ((*p, *gp, 1.0),)
@@ -127,7 +185,7 @@ def simulate(image, target, segmenter, rounds: int = 10, mode: str = "strokes"):
             covered = np.zeros(target.shape, bool)
             for b in cons.blocks:
                 covered[b.top:b.bottom, b.left:b.right] = True
-            click = next_click(labels, target, covered)
+            click = next_click(labels, target, covered, cons.blocks)
             if click is not None:
                 cons = add_round(cons, click, mode, target.shape, target)
         t = time.perf_counter()

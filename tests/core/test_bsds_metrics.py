@@ -120,3 +120,48 @@ def test_the_simulated_user_records_the_order_it_draws_in():
     assert c2.sequence() == [("must_link", 0), ("cannot_link", 0), ("must_link", 1), ("cannot_link", 1)]
     c3 = add_round(c2, ((30, 30), 2, None, (80, 80)), "blocks", (100, 100))
     assert c3.sequence()[-1] == ("blocks", 0)
+
+
+def test_a_block_never_covers_an_earlier_block_of_another_label():
+    """Blocks mode: the 5x5 block at a click next to an earlier block of the other label is
+    shifted off it (and onto the clicked segment), not painted over it; with no room for
+    5x5 or 3x3 it shrinks to the clicked pixel."""
+    from core.constraints import Block, Constraints
+    from core.eval.simulate import add_round
+
+    target = np.zeros((20, 20), np.int32)
+    target[:, 10:] = 1
+    first = Constraints(blocks=(Block(1, 5, 5, 10, 10),))  # label 1 = segment 0, rows 5-9, cols 5-9
+    cons = add_round(first, ((8, 11), 1, None, (8, 15)), "blocks", target.shape, target)
+    b = cons.blocks[-1]
+    assert b.label == 2 and (b.bottom - b.top, b.right - b.left) == (5, 5)
+    assert b.top <= 8 < b.bottom and b.left <= 11 < b.right
+    assert b.left >= 10  # off the label-1 block and inside segment 1 (columns 10-19)
+    assert (target[b.top:b.bottom, b.left:b.right] == 1).all()
+    # a pixel boxed in by label-1 blocks on every side: the block is that pixel alone
+    ring = Constraints(blocks=(Block(1, 0, 0, 8, 20), Block(1, 9, 0, 20, 20), Block(1, 8, 0, 9, 7),
+                               Block(1, 8, 8, 9, 20)))
+    b = add_round(ring, ((8, 7), 1, None, (15, 15)), "blocks", target.shape, target).blocks[-1]
+    assert (b.top, b.left, b.bottom, b.right) == (8, 7, 9, 8)
+
+
+def test_blocks_tie_predicted_segments_to_their_labels():
+    """A prediction that paints label 2 over nearly everything and label 1 over its block
+    alone: by overlap the big segment would be matched to the big target segment 0 and the
+    user would click segment 1 again; by the blocks' labels the big segment is label 2's
+    (segment 1), so the error is segment 0 and the next block is labelled 1."""
+    from core.constraints import Block
+    from core.eval import simulate
+
+    target = np.zeros((30, 30), np.int32)
+    target[20:, :] = 1  # segment 0: rows 0-19, segment 1: rows 20-29
+    blocks = (Block(1, 2, 2, 7, 7), Block(2, 22, 10, 27, 15))
+    pred = np.zeros((30, 30), np.int32)
+    pred[2:7, 2:7] = 1  # label 1's block alone in predicted segment 1
+    assert simulate.match(pred, target) == {0: 0, 1: 1}
+    assert simulate.match(pred, target, blocks) == {0: 1, 1: 0}
+    covered = np.zeros(target.shape, bool)
+    for b in blocks:
+        covered[b.top:b.bottom, b.left:b.right] = True
+    p, g, hp, gp = simulate.next_click(pred, target, covered, blocks)
+    assert target[p] == 0 and g == 0 and not covered[p]
