@@ -132,15 +132,6 @@ class Bench:
         return got["peak_rss_mb"]
 
 
-def large_copy(src: Path, folder: Path) -> Path:
-    """``src`` upscaled to 4000x3000 (bilinear), saved as a JPEG of quality 90."""
-    from PIL import Image
-
-    out = folder / f"{src.stem}_4000x3000.jpg"
-    Image.open(src).convert("RGB").resize((4000, 3000), Image.BILINEAR).save(out, quality=90)
-    return out
-
-
 def main(argv=None) -> int:
     a = parse(argv)
     if not a.image.is_file():
@@ -159,6 +150,7 @@ def _run(a, home: str) -> int:
     from PySide6.QtWidgets import QApplication
 
     import core
+    from bench.speed import large_copy  # the same 4000x3000 copy as the per-call benchmark
     from segapp.gui.canvas import CANNOT, MUST
 
     pg.setConfigOption("mouseRateLimit", 0)  # injected moves arrive back to back

@@ -45,12 +45,14 @@ class Prepared:
     def shape(self) -> tuple:
         return tuple(self.image.shape[:2])
 
-    def representation(self, representation: str, max_nodes: int, work_pixels: int) -> Representation:
+    def representation(self, representation: str, max_nodes: int, work_pixels: int,
+                       edge_sigma: float = 0.0) -> Representation:
         """The nodes for these settings, built on first use and then kept."""
-        key = (representation, int(max_nodes), int(work_pixels))
+        key = (representation, int(max_nodes), int(work_pixels), float(edge_sigma))
         rep = self._reps.get(key)
         if rep is None:
-            rep = build_representation(self.image, representation, max_nodes, work_pixels, digest=self.digest)
+            rep = build_representation(self.image, representation, max_nodes, work_pixels, edge_sigma,
+                                       digest=self.digest)
             self._reps[key] = rep
             while len(self._reps) > KEEP_REPRESENTATIONS:
                 self._reps.popitem(last=False)

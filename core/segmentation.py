@@ -37,6 +37,9 @@ class Segmentation:
     seconds : float
         Wall time of the call.
     n_nodes : int
+        Nodes of ``representation``: the graph the labels are on, so it counts the parts of
+        superpixels split for strokes (``info['split_nodes']`` of them are extra), while
+        ``params['n_nodes']`` is the graph the method itself ran on, before splitting.
     method : str
     warnings : list of str
         Messages of the segapp warnings raised during the call (also emitted as warnings).
@@ -136,7 +139,7 @@ def graph_for(prep: Prepared, method: str, params: dict) -> Representation:
     spec = check_method(method)
     rep_p, meth_p = split_params(method, params)
     rep = prep.representation(rep_p["representation"], node_cap(spec, meth_p, rep_p["max_nodes"]),
-                              rep_p["work_pixels"])
+                              rep_p["work_pixels"], rep_p["edge_sigma"])
     graph_of(rep, rep_p, spec)
     return rep
 
@@ -201,8 +204,9 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
         for msg in pixel_contradictions:
             warnings.warn("contradictory constraints: " + msg, ContradictoryConstraintsWarning, stacklevel=2)
         cap = node_cap(spec, meth_p, rep_p["max_nodes"])
-        rep = prep.representation(rep_p["representation"], cap, rep_p["work_pixels"]) if prep is not None \
-            else build_representation(img, rep_p["representation"], cap, rep_p["work_pixels"])
+        rep = prep.representation(rep_p["representation"], cap, rep_p["work_pixels"], rep_p["edge_sigma"]) \
+            if prep is not None else build_representation(img, rep_p["representation"], cap, rep_p["work_pixels"],
+                                                          rep_p["edge_sigma"])
         if n_segments > rep.n_nodes:
             raise ParameterError(f"n_segments = {n_segments} exceeds the {rep.n_nodes} graph nodes; "
                                  f"use at most {rep.n_nodes} or raise max_nodes")

@@ -128,7 +128,8 @@ def graph_ceiling_segmenter(image, cons: Constraints, target: np.ndarray, n_segm
     from ..params import resolve
 
     p = resolve(GRAPH_PARAMS, params, "the graph")
-    rep = build_representation(np.asarray(image), p["representation"], p["max_nodes"], p["work_pixels"])
+    rep = build_representation(np.asarray(image), p["representation"], p["max_nodes"], p["work_pixels"],
+                               p["edge_sigma"])
     seeds: dict[int, int] = {}
     for r1, c1, r2, c2, _ in cons.must_link + cons.cannot_link:
         for r, c in ((r1, c1), (r2, c2)):

@@ -33,29 +33,37 @@ class Boundaries:
     length: np.ndarray
 
 
-def edge_map(image: np.ndarray) -> np.ndarray:
+def edge_map(image: np.ndarray, sigma: float = 0.0) -> np.ndarray:
     """Edge magnitude of an image in [0, 1]: scikit-image's Sobel filter.
 
     Colour images: the largest of the Sobel magnitudes of the three CIELAB channels, each
     scaled to [0, 1] (L by 100, a and b by 256), so an edge between two colours of equal
-    lightness (a red bear on green grass in grey) still counts.
+    lightness (a red bear on green grass in grey) still counts. With ``sigma > 0`` each
+    channel is first smoothed by a Gaussian of that width (scikit-image's ``gaussian``):
+    fine texture (foliage, fur, ripples) then gives a weak response inside a region while
+    the outline between regions keeps a strong one, spread over a few pixels.
 
     Parameters
     ----------
     image : ndarray, shape (h, w) or (h, w, 3), float in [0, 1]
+    sigma : float
+        Gaussian smoothing before Sobel, in pixels (0: none).
 
     Returns
     -------
     ndarray, shape (h, w)
     """
     from skimage.color import rgb2lab
-    from skimage.filters import sobel
+    from skimage.filters import gaussian, sobel
+
+    def channel(x):
+        return sobel(gaussian(x, sigma=sigma, mode="nearest", preserve_range=True) if sigma > 0 else x)
 
     if image.ndim == 2:
-        return sobel(image)
+        return channel(np.asarray(image, np.float64))
     lab = rgb2lab(image)
     scale = np.array([100.0, 256.0, 256.0])
-    return np.max([sobel(lab[..., k] / scale[k]) for k in range(3)], axis=0)
+    return np.max([channel(lab[..., k] / scale[k]) for k in range(3)], axis=0)
 
 
 def region_boundaries(node_map: np.ndarray, edges: np.ndarray) -> Boundaries:

@@ -40,6 +40,11 @@ NODE_PARAMS = (
               "Superpixels are computed on a copy of the image with at most this many pixels "
               "(block means); labels are painted back at full size.",
               low=10_000, high=100_000_000),
+    ParamSpec("edge_sigma", float, 0.0,
+              "Gaussian smoothing (in working pixels) of each colour channel before the Sobel "
+              "edge map the boundary graph is weighted by: texture inside a region stops "
+              "looking like an edge, object outlines stay (0: no smoothing).",
+              low=0.0, high=10.0),
 )
 
 
@@ -189,7 +194,8 @@ def image_digest(image: np.ndarray) -> tuple:
 
 
 def build_representation(image: np.ndarray, representation: str, max_nodes: int,
-                         work_pixels: int = 500_000, digest: tuple | None = None) -> Representation:
+                         work_pixels: int = 500_000, edge_sigma: float = 0.0,
+                         digest: tuple | None = None) -> Representation:
     """Cached :func:`grid_representation` / :func:`superpixel_representation` of an image.
 
     Parameters
@@ -200,13 +206,15 @@ def build_representation(image: np.ndarray, representation: str, max_nodes: int,
     max_nodes : int
     work_pixels : int
         Most pixels of the working copy the nodes are computed on.
+    edge_sigma : float
+        Smoothing of the edge map (:func:`~core.graph.boundaries.edge_map`), working pixels.
     digest : tuple, optional
         :func:`image_digest` of ``image``, when the caller already has it (hashing a
         12-megapixel image costs tens of milliseconds).
     """
     if representation not in ("superpixels", "grid"):
         raise ParameterError(f"unknown representation {representation!r}; valid: 'superpixels', 'grid'")
-    key = (*(digest or image_digest(image)), representation, int(max_nodes), int(work_pixels))
+    key = (*(digest or image_digest(image)), representation, int(max_nodes), int(work_pixels), float(edge_sigma))
     with _CACHE_LOCK:
         if key in _CACHE:
             _CACHE.move_to_end(key)
@@ -216,7 +224,7 @@ def build_representation(image: np.ndarray, representation: str, max_nodes: int,
     rep = build(work, max_nodes)
     if f > 1:
         rep = _summarise(rep.kind, work, rep.node_map, image.shape[:2], f)
-    edges = edge_map(work)
+    edges = edge_map(work, edge_sigma)
     rep = dataclasses.replace(rep, boundaries=region_boundaries(rep.node_map, edges),
                               image=work.astype(np.float32), edges=edges.astype(np.float32))
     with _CACHE_LOCK:
