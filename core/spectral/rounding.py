@@ -349,14 +349,15 @@ def group_conductance(W, seeds: np.ndarray, seed_group: np.ndarray, n_groups: in
     free[seeds] = False
     u = np.flatnonzero(free)
     L = (sp.diags(d) - W).tocsr()
-    S = L[seeds][:, seeds].toarray()
+    # only group sums are needed: M^T S M = M^T L_ss M - (L_us M)^T L_uu^-1 (L_us M), one
+    # right-hand side per group instead of one per seed
+    M = sp.csr_matrix((np.ones(len(seeds)), (np.arange(len(seeds)), seed_group)), shape=(len(seeds), n_groups))
+    S = (M.T @ L[seeds][:, seeds] @ M).toarray()
     if len(u):
         Luu = (L[u][:, u] + sp.diags(np.full(len(u), 1e-9 * max(d.max(), 1e-12)))).tocsc()
-        Lus = L[u][:, seeds].toarray()
-        S -= Lus.T @ sla.splu(Luu).solve(Lus)
-    M = np.zeros((len(seeds), n_groups))
-    M[np.arange(len(seeds)), seed_group] = 1.0
-    C = -(M.T @ S @ M)
+        LusM = (L[u][:, seeds] @ M).toarray()
+        S -= LusM.T @ sla.splu(Luu).solve(LusM)
+    C = -S
     np.fill_diagonal(C, 0.0)
     return np.maximum((C + C.T) / 2.0, 0.0)
 
