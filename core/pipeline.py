@@ -68,7 +68,8 @@ def run_method(spec: MethodSpec, K, nc: NodeConstraints, n_clusters: int, rng, *
                rounding: str = "constrained", rounding_prior: float = 0.0,
                rounding_colouring: str = "walk", graph=None,
                cache=None, rounding_nc: NodeConstraints | None = None,
-               parent: np.ndarray | None = None) -> SpectralResult:
+               parent: np.ndarray | None = None, previous: np.ndarray | None = None,
+               rounding_stability: float = 0.0) -> SpectralResult:
     """Run one method on a graph: the step both :func:`core.segment` and the estimator share.
 
     Parameters
@@ -90,8 +91,11 @@ def run_method(spec: MethodSpec, K, nc: NodeConstraints, n_clusters: int, rng, *
         ``'constrained'`` re-rounds the method's embedding so that the labels honour every
         consistent constraint (:mod:`core.spectral.rounding`, our addition);
         ``'paper'`` keeps the paper's own labels.
-    rounding_prior, rounding_colouring
+    rounding_prior, rounding_colouring, rounding_stability
         See :data:`~core.spectral.rounding.ROUNDING_PARAMS`.
+    previous : ndarray, shape (n',), int, optional
+        Each node's segment (of the nodes the constrained rounding labels) in the result
+        shown before this edit, -1 where unknown.
     graph : sparse matrix or ndarray, shape (n, n), optional
         The image graph the constrained rounding walks on (default ``K``).
     cache : ScopedCache, optional
@@ -137,7 +141,8 @@ def run_method(spec: MethodSpec, K, nc: NodeConstraints, n_clusters: int, rng, *
         res.labels, resolution = constrained_labels(E, labels0, final, n_clusters,
                                                     graph=K if graph is None else graph,
                                                     prior_weight=rounding_prior,
-                                                    colouring=rounding_colouring)
+                                                    colouring=rounding_colouring, previous=previous,
+                                                    stability=rounding_stability)
         res.info["overruled"] = [k for k, ok in enumerate(resolution.honoured) if not ok]
         if warn and res.info["overruled"]:  # what the final labels do not honour, by name
             names = {"must": "must-link", "cannot": "cannot-link", "block": "block"}

@@ -144,8 +144,48 @@ def graph_for(prep: Prepared, method: str, params: dict) -> Representation:
     return rep
 
 
+def previous_nodes(previous, rep, shape: tuple, n_segments: int) -> np.ndarray:
+    """Each node's segment in an earlier result: the most common among its working pixels
+    (-1 for a node none of whose pixels has a segment in ``0 .. n_segments - 1``).
+
+    Parameters
+    ----------
+    previous : Segmentation or ndarray, shape (H, W), int
+    rep : Representation
+        The nodes to label (split or not).
+    shape : tuple (H, W)
+        The image's size.
+    n_segments : int
+
+    Raises
+    ------
+    ParameterError
+        ``previous`` is neither a Segmentation nor an integer label image of the image's size.
+    """
+    f = rep.factor
+    h, w = rep.node_map.shape
+    if isinstance(previous, Segmentation):
+        prep_ = previous.representation
+        if prep_ is not None and prep_.node_map.shape == (h, w):
+            work = np.asarray(previous.node_labels)[prep_.node_map]
+        else:
+            work = np.asarray(previous.labels)[::f, ::f][:h, :w]
+    else:
+        arr = np.asarray(previous)
+        if arr.shape != tuple(shape) or not np.issubdtype(arr.dtype, np.integer):
+            raise ParameterError(f"previous must be the earlier Segmentation or an integer label image of "
+                                 f"shape {tuple(shape)}, got {arr.dtype} of shape {arr.shape}")
+        work = arr[::f, ::f][:h, :w]
+    if work.shape != (h, w):  # a result on another working copy: nothing to keep
+        return np.full(rep.n_nodes, -1, np.int64)
+    ok = (work >= 0) & (work < n_segments)
+    counts = np.bincount(rep.node_map[ok].astype(np.int64) * n_segments + work[ok].astype(np.int64),
+                         minlength=rep.n_nodes * n_segments).reshape(rep.n_nodes, n_segments)
+    return np.where(counts.any(1), counts.argmax(1), -1).astype(np.int64)
+
+
 def segment(image, constraints: Constraints | None = None, method: str = "csp", n_segments: int = 2,
-            random_state=0, **params) -> Segmentation:
+            random_state=0, previous=None, **params) -> Segmentation:
     """Segment ``image`` into ``n_segments`` with pairwise constraints.
 
     Parameters
@@ -162,6 +202,12 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
         At least 2 and at most the number of graph nodes.
     random_state : int, RandomState or None
         Seeds k-means and block-pair subsampling (converted once).
+    previous : Segmentation or ndarray of shape (H, W), int, optional
+        The result shown before this edit (the window's, or the simulated user's last).
+        The constrained rounding then keeps earlier strokes in the segments they had
+        (``rounding_stability``), so a new stroke does not recolour the image elsewhere and
+        segment numbers stay put. Segment numbers outside ``0 .. n_segments - 1`` are
+        ignored; ``None``: every call stands alone.
     **params
         Graph parameters (:data:`core.REPRESENTATION_PARAMS`: nodes, affinity, strokes) and
         the method's parameters.
@@ -223,11 +269,14 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
                 G = None if G is None else boundary_graph(out, rep_p)
             else:
                 parent = None
+        prev = previous_nodes(previous, out, img.shape[:2], n_segments) \
+            if previous is not None and rep_p["rounding"] == "constrained" else None
         res = run_method(spec, K, nc, n_segments, rng, params=meth_p, features=feats,
                          warn=not pixel_contradictions, rounding=rep_p["rounding"],
                          rounding_prior=rep_p["rounding_prior"],
                          rounding_colouring=rep_p["rounding_colouring"], graph=G, cache=cache,
-                         rounding_nc=nc_out, parent=parent)
+                         rounding_nc=nc_out, parent=parent, previous=prev,
+                         rounding_stability=rep_p["rounding_stability"])
     for w in rec:
         caught.append(str(w.message))
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)

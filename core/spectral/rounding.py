@@ -26,8 +26,16 @@ its own.
    (high effective conductance, from the Schur complement of its Laplacian onto the seeds)
    pay for different segments, two groups behind a strong edge do not; the method's
    embedding (squared distances of the group's nodes to its segment centroids) breaks ties
-   with a small weight. ``'embedding'`` uses the embedding alone. When no colouring exists
-   with ``n_clusters`` segments, the oldest cannot-links are dropped until one does.
+   with a small weight. ``'embedding'`` uses the embedding alone. Given the result shown
+   before this edit (``previous``), a group also pays ``rounding_stability`` for each of its
+   nodes that had another segment there: earlier strokes keep their segments unless the new
+   constraints need otherwise. (Groups of one segment that no must-link joins, e.g. two
+   strokes in the sky, are free to take different colours, and where the image graph joins
+   two segments by a weak edge the walk's energy alone would sometimes swap whole groups
+   after a new stroke, undoing what earlier strokes had fixed; on the 40 tuning images at
+   K = 3 the term lowered every method's NoC@0.80, by up to 0.67, ``bench/results/tuning.md``.)
+   When no colouring exists with ``n_clusters`` segments, the oldest cannot-links are
+   dropped until one does.
 3. **Fill.** Every other node goes to the nearest centroid of the embedding; centroids and
    colours are recomputed until the labels stop changing (COP-KMeans, Wagstaff et al.
    2001, with must-link components as units and the colouring exact). These are the
@@ -76,6 +84,14 @@ ROUNDING_PARAMS = (
               "breaking ties) or embedding (the method's embedding alone; also what walk "
               "means when rounding_prior is 0, as there is then no walk).",
               choices=COLOURINGS),
+    ParamSpec("rounding_stability", float, 0.1,
+              "Constrained rounding, given the result shown before this edit (segment's "
+              "previous): what a group of must-linked stroke ends pays, per node, for leaving "
+              "the segment its nodes had there (in units of a node's degree, as the walk's "
+              "energy), so that earlier strokes keep their segments unless the new constraints "
+              "need otherwise and a stroke does not recolour the image elsewhere (0: ignore the "
+              "previous result).",
+              low=0.0, high=1e6),
 )
 
 COLOURING_TIE_WEIGHT = 0.01  # the embedding's weight against the walk's energy in step 2
@@ -362,6 +378,25 @@ def group_conductance(W, seeds: np.ndarray, seed_group: np.ndarray, n_groups: in
     return np.maximum((C + C.T) / 2.0, 0.0)
 
 
+def _follow_numbering(labels: np.ndarray, previous: np.ndarray, k: int) -> np.ndarray:
+    """``labels`` renumbered so that each segment takes the number of the previous result's
+    segment it overlaps most (Hungarian on the overlap of the nodes with a previous
+    segment), so that the method's centroids and the previous segments speak of the same
+    segment by the same number."""
+    from scipy.optimize import linear_sum_assignment
+
+    known = (previous >= 0) & (previous < k) & (labels >= 0) & (labels < k)
+    overlap = np.zeros((k, k))
+    np.add.at(overlap, (labels[known], previous[known]), 1.0)
+    rows, cols = linear_sum_assignment(-overlap)
+    perm = np.arange(k)
+    perm[rows] = cols
+    out = labels.copy()
+    ok = (labels >= 0) & (labels < k)
+    out[ok] = perm[labels[ok]]
+    return out
+
+
 def _centroids(E: np.ndarray, labels: np.ndarray, k: int, fallback: np.ndarray) -> np.ndarray:
     mu = fallback.copy()
     for c in range(k):
@@ -431,7 +466,8 @@ def _seed_nodes(nc, res: Resolution) -> np.ndarray:
 
 def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_clusters: int,
                        max_iter: int = 20, graph=None, prior_weight: float = 0.0,
-                       colouring: str = "walk") -> tuple[np.ndarray, Resolution]:
+                       colouring: str = "walk", previous: np.ndarray | None = None,
+                       stability: float = 0.0) -> tuple[np.ndarray, Resolution]:
     """Labels that honour the user's constraints, from a method's result (module docstring).
 
     Parameters
@@ -450,6 +486,11 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
     prior_weight : float
         The walk's prior weight (0: no walk), step 4.
     colouring : {'walk', 'embedding'}
+    previous : ndarray, shape (n,), int, optional
+        Each node's segment in the result shown before this edit (-1: none), step 2's
+        stability term.
+    stability : float
+        Its weight per node (``rounding_stability``).
 
     Returns
     -------
@@ -477,6 +518,14 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
         pair = group_conductance(graph, seeds, res.group[seeds], res.n_groups)
         pair /= max(float(np.median(np.asarray(graph.sum(1)))), 1e-12)  # in units of a node's degree
         tie = COLOURING_TIE_WEIGHT
+    keep = 0.0  # the stability term: members whose previous segment is not the colour
+    if previous is not None and stability > 0:
+        prev = np.asarray(previous, np.int64)
+        labels = _follow_numbering(labels, prev, n_clusters)
+        had = np.stack([(prev == c) for c in range(n_clusters)], 1)  # (n, K)
+        known = had.any(1)
+        keep = stability * np.array([(known[m][:, None] & ~had[m]).sum(0) for m in
+                                     [np.flatnonzero(res.group == g) for g in range(res.n_groups)]], float)
     spread = E[np.random.RandomState(0).permutation(len(E))[:n_clusters]]
     mu = _centroids(E, labels, n_clusters, spread)
     grouped = res.group >= 0
@@ -485,7 +534,7 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
     dropped: list[int] = []
     for _ in range(max_iter):
         d2 = ((E[:, None, :] - mu[None, :, :]) ** 2).sum(-1)  # (n, K)
-        cost = tie * np.array([d2[m].sum(0) for m in members])
+        cost = tie * np.array([d2[m].sum(0) for m in members]) + keep
         colour = _best_colouring(cost, apart, pair)
         while colour is None and apart:  # drop the oldest cannot-link until a colouring exists
             oldest = int(np.argmin(res.apart_stroke))

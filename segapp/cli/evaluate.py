@@ -131,10 +131,14 @@ def evaluate_image(item, methods, k, rounds, mode, params, max_pixels=None):
             gp["affinity"] = m.split("-", 1)[1]
             seg_fn = lambda c, gp=gp: graph_ceiling_segmenter(image, c, target, k, **gp)  # noqa: E731
         else:
-            def seg_fn(c, m=m):
+            shown = {}  # the result the simulated user saw last, as the window keeps it
+
+            def seg_fn(c, m=m, shown=shown):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    return core.segment(image, c, method=m, n_segments=k, **params[m]).labels
+                    seg = core.segment(image, c, method=m, n_segments=k, previous=shown.get("seg"), **params[m])
+                shown["seg"] = seg
+                return seg.labels
         try:
             for r in simulate.simulate(image, target, seg_fn, rounds, mode):
                 lab = r["labels"]

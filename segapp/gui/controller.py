@@ -71,8 +71,9 @@ class Controller(QObject):
         if m.image is None:
             return
         s = m.snapshot()
+        shown = m.result.rid if m.result is not None else None  # earlier strokes keep their segments
         self.runner.request(m.image_token, s["must_link"], s["cannot_link"], s["blocks"], m.method,
-                            m.n_segments, m.params, order=s["order"])
+                            m.n_segments, m.params, order=s["order"], previous=shown)
 
     def _on_image(self) -> None:
         m = self.model

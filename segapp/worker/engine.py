@@ -92,7 +92,9 @@ class Engine:
         cons = core.Constraints(req.must_link, req.cannot_link, req.blocks, order=req.order)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # seg.warnings keeps their messages for the status bar
-            seg = core.segment(self.prepared, cons, method=req.method, n_segments=req.n_segments, **req.params)
+            shown = self._recent.get(req.previous) if req.previous is not None else None
+            seg = core.segment(self.prepared, cons, method=req.method, n_segments=req.n_segments,
+                               previous=shown, **req.params)
         self._recent[req.rid] = seg
         self._prepared[self._key(req)] = seg.n_nodes
         while len(self._recent) > KEEP_RESULTS:

@@ -73,6 +73,10 @@ class SegmentRequest:
         Keys of the node maps the window already holds (the worker sends a map otherwise).
     order : dict or None
         Creation sequence numbers of the items (:attr:`core.Constraints.order`); None: kind order.
+    previous : int or None
+        Id of the result on screen when the edit was made: the worker passes it to
+        ``core.segment(previous=...)`` so earlier strokes keep their segments (None, or a
+        result no longer kept: the call stands alone).
     """
 
     rid: int
@@ -85,6 +89,7 @@ class SegmentRequest:
     params: dict
     have_maps: tuple = ()
     order: dict | None = None
+    previous: int | None = None
 
 
 @dataclass(frozen=True)
