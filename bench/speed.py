@@ -9,8 +9,8 @@ to 4000x3000, every method runs in a fresh process, as the window's worker does:
 is loaded, ``core.prepare``d, segmented without constraints (**first result**: load,
 superpixels, affinity, factorisations and the first labels, from a cold cache), then
 re-segmented after each of a sequence of strokes (**per stroke**: median and p90 of
-``core.segment`` on the prepared image, constraints growing one stroke at a time, at K = 2
-and K = 3). Strokes join two random pixels of the K largest ground-truth segments: must-link
+``core.segment`` on the prepared image, constraints growing one stroke at a time, the
+previous result passed along as the window does, at K = 2 and K = 3). Strokes join two random pixels of the K largest ground-truth segments: must-link
 within one, cannot-link across. The random walker (mode ``cg_mg``) runs in its own process on
 the same image with seeds at the same stroke endpoints, labelled with their true segment,
 one call per stroke; **ratio** = its median over the method's (K = 2 and 3 pooled). **Peak
@@ -110,10 +110,10 @@ def child(image_path: str, gt_path: str, what: str, n: int) -> dict:
         out["first_s"] = time.perf_counter() - t0
         out["nodes"] = seg.n_nodes
         for k in (2, 3):
-            ts = []
+            ts, shown = [], None
             for cons in stroke_sequence(tg[k], n):
-                t = time.perf_counter()
-                core.segment(prep, cons, method=what, n_segments=k)
+                t = time.perf_counter()  # as the window's worker: the result on screen goes along
+                shown = core.segment(prep, cons, method=what, n_segments=k, previous=shown)
                 ts.append(time.perf_counter() - t)
             out["stroke_s"][k] = ts
     out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
