@@ -284,3 +284,22 @@ def test_drop_opens_the_image(qtbot, window, tmp_path):
         QApplication.sendEvent(window, drop)
     assert window.model.path == path and window.model.shape == (60, 90)
     assert window.canvas.image_item.image.shape == (60, 90, 3)  # grey shown as RGB
+
+
+def test_a_stroke_is_segmented_with_the_result_on_screen_as_previous(qtbot, window, monkeypatch):
+    """Each request names the result on screen when the edit was made, so the worker keeps
+    earlier strokes in their segments (core.segment(previous=...))."""
+    sent = []
+    real = window.runner.request
+
+    def spy(*args, **kwargs):
+        sent.append(kwargs.get("previous"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(window.runner, "request", spy)
+    shown = window.model.result.rid
+    with qtbot.waitSignal(window.runner.finished, timeout=RESULT_TIMEOUT_MS):
+        draw(qtbot, window, MUST, 40, 60, 40, 300)
+    settle(qtbot, window)
+    assert sent and sent[0] == shown
+    assert window.model.result.rid != shown
