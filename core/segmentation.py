@@ -160,13 +160,18 @@ def previous_nodes(previous, rep, shape: tuple, n_segments: int) -> np.ndarray:
     Raises
     ------
     ParameterError
-        ``previous`` is neither a Segmentation nor an integer label image of the image's size.
+        ``previous`` is neither a Segmentation of this image's size nor an integer label
+        image of that size.
     """
     f = rep.factor
     h, w = rep.node_map.shape
     if isinstance(previous, Segmentation):
         prep_ = previous.representation
-        if prep_ is not None and prep_.node_map.shape == (h, w):
+        if prep_ is None or tuple(prep_.shape) != tuple(shape):
+            got = "no representation" if prep_ is None else f"shape {tuple(prep_.shape)}"
+            raise ParameterError(f"previous must be a Segmentation of this image (shape {tuple(shape)}), "
+                                 f"got one with {got}")
+        if prep_.node_map.shape == (h, w):
             work = np.asarray(previous.node_labels)[prep_.node_map]
         else:
             work = np.asarray(previous.labels)[::f, ::f][:h, :w]
@@ -203,11 +208,14 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
     random_state : int, RandomState or None
         Seeds k-means and block-pair subsampling (converted once).
     previous : Segmentation or ndarray of shape (H, W), int, optional
-        The result shown before this edit (the window's, or the simulated user's last).
-        The constrained rounding then keeps earlier strokes in the segments they had
-        (``rounding_stability``), so a new stroke does not recolour the image elsewhere and
-        segment numbers stay put. Segment numbers outside ``0 .. n_segments - 1`` are
-        ignored; ``None``: every call stands alone.
+        The result shown before this edit (the window's, or the simulated user's last), of
+        this image. The constrained rounding then keeps earlier strokes in the segments they
+        had (``rounding_stability``), so a new stroke does not recolour the image elsewhere
+        and segment numbers follow that result. Segment numbers outside
+        ``0 .. n_segments - 1`` are ignored. Used only where the constrained rounding runs:
+        with at least one constraint, ``rounding='constrained'``, a method other than ncut
+        and ``rounding_stability > 0``; ``None``: every call stands alone (so a result then
+        depends on the order of the edits that led to it, as a person's session does).
     **params
         Graph parameters (:data:`core.REPRESENTATION_PARAMS`: nodes, affinity, strokes) and
         the method's parameters.

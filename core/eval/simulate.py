@@ -11,7 +11,9 @@ is correct) and, when p's predicted segment was matched to a target segment h, a
 from p to the same kind of point of h. Blocks mode adds one 5x5 block at p labelled g instead,
 placed (among the windows holding p) to cover no pixel of an earlier block of another label and
 as many pixels of g as it can; smaller (3x3, then p alone) when no 5x5 window does: a person
-does not paint over their own block with another label.
+does not paint over their own block with another label. (p is never under such a block, as
+covered pixels are not clicked, except when the block goes to the centre of the segment p was
+wrongly merged with instead; then the 1x1 block can overlap.)
 """
 
 from __future__ import annotations

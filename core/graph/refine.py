@@ -160,7 +160,8 @@ def _split(rep, found: dict, sigma_intensity: float, sigma_boundary: float):
         # each node's split is kept on its own: a new stroke splits only the nodes it touches
         akey = ("node-split", float(sigma_intensity), float(sigma_boundary), int(node),
                 tuple(tuple(a.tolist()) for a in anchors))
-        part = rep.cache.get(akey, lambda: split_node(rep, node, anchors, sigma_intensity, sigma_boundary))
+        part = rep.cache.get(akey, lambda node=node, anchors=anchors: split_node(
+            rep, node, anchors, sigma_intensity, sigma_boundary))
         pix = np.flatnonzero(rep.node_map.ravel() == node)
         ids = np.r_[node, np.arange(len(parent), len(parent) + len(anchors) - 1)]
         flat[pix] = ids[part]

@@ -262,3 +262,6 @@ def test_segment_takes_the_previous_result():
     assert np.array_equal(same.labels, first.labels)
     with pytest.raises(ParameterError, match=r"shape \(40, 60\)"):
         core.segment(img, cons, method="csp", n_segments=2, max_nodes=60, previous=np.zeros((3, 3), int))
+    with pytest.raises(ParameterError, match=r"Segmentation of this image \(shape \(30, 60\)\)"):
+        core.segment(img[:30], core.Constraints(must_link=[(5, 5, 20, 10, 1.0)]), method="csp",
+                     n_segments=2, max_nodes=60, previous=first)

@@ -218,21 +218,28 @@ def test_the_engine_builds_the_affinity_once_for_many_strokes():
     assert engine.cache_builds()["affinity"] == 1  # counted for the held image only
 
 
-def test_the_engine_passes_the_result_on_screen_as_previous():
+def test_the_engine_passes_the_result_on_screen_as_previous(monkeypatch):
     """A request naming the result on screen (SegmentRequest.previous) is segmented with
     core.segment(previous=that result); an id the engine no longer holds means no previous."""
-    from segapp.worker.engine import Engine
+    from segapp.worker import engine as engine_mod
 
-    engine = Engine()
+    engine = engine_mod.Engine()
     image = core.load_image(DEMO_IMAGE)
     engine.set_image(7, image)
     links = ((40, 60, 40, 300, 1.0), (150, 100, 160, 250, 1.0))
     engine.segment(SegmentRequest(1, 7, links[:1], (), (), "csp", 3, {}))
     shown = engine._recent[1]
-    cons = core.Constraints(must_link=links)
+    got = []
+    real = engine_mod.core.segment
+
+    def spy(*args, **kwargs):
+        got.append(kwargs.get("previous"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(engine_mod.core, "segment", spy)
     res = engine.segment(SegmentRequest(2, 7, links, (), (), "csp", 3, {}, previous=1))
-    want = core.segment(engine.prepared, cons, method="csp", n_segments=3, previous=shown)
+    engine.segment(SegmentRequest(3, 7, links, (), (), "csp", 3, {}, previous=999))
+    engine.segment(SegmentRequest(4, 7, links, (), (), "csp", 3, {}))
+    assert got[0] is shown and got[1] is None and got[2] is None
+    want = real(engine.prepared, core.Constraints(must_link=links), method="csp", n_segments=3, previous=shown)
     assert np.array_equal(res.node_labels, want.node_labels)
-    alone = engine.segment(SegmentRequest(3, 7, links, (), (), "csp", 3, {}, previous=999))
-    np.testing.assert_array_equal(alone.node_labels, core.segment(engine.prepared, cons, method="csp",
-                                                                  n_segments=3).node_labels)
