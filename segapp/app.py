@@ -42,6 +42,9 @@ def run(args) -> int:
             raise core.SegappError(f"cannot write the screenshot to {out}: "
                                    + ("it is a folder" if out.is_dir() else f"no folder {out.parent}"))
     check_display(bool(args.screenshot))
+    from segapp.qt_libs import check_xcb
+
+    check_xcb()  # a missing X library is one message naming its package, not Qt's abort
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 

@@ -210,16 +210,24 @@ def test_secular_solver_matches_arpack(coupling, rng, monkeypatch):
     """The rank-r secular solver (_by_roots) and ARPACK on the Schur-complement pencil solve
     the same eq. 15: same eigenvalues and vectors (up to sign, to ARPACK's tolerance), also
     on a nearly disconnected graph (L_bar's second eigenvalue ~1e-9), where the secular
-    solver's residual is the smaller."""
+    solver's residual is the smaller.
+
+    Compared are the eigenpairs both return, not ``n_feasible``: on the nearly disconnected
+    graph one eigenvalue of the pencil sits at the feasibility tolerance, and whether it is
+    counted there depends on the processor's floating-point path (4 on one machine, 5 on
+    another, with the same numpy and scipy). The vectors returned (the cheapest feasible
+    ones) are far from that tolerance and agree on any processor."""
     A, Q = _links_graph(rng, coupling=coupling)
     roots = csp.solve_csp(A, Q, None, 3)
     monkeypatch.setattr(csp, "ROOTS_MAX_RANK", -1)
     arpack = csp.solve_csp(A, Q, None, 3)
-    assert roots["n_feasible"] >= arpack["n_feasible"] >= 1  # ARPACK counts among those it computed
     m = arpack["u"].shape[1]
-    assert roots["u"].shape[1] == m
+    assert m == roots["u"].shape[1] == 3  # both find the three cheapest feasible vectors
+    assert (roots["lam"] > 0).all() and (arpack["lam"] > 0).all()  # feasible: lambda > 0
     assert np.allclose(roots["lam"], arpack["lam"], rtol=1e-6)
-    assert np.allclose(roots["cost"], arpack["cost"], rtol=1e-6)
+    # a cut cost is quadratic in its vector: it agrees to what ARPACK's residual leaves (on
+    # the nearly disconnected graph ~4e-7, so ~2e-6 in the cost; on any graph >= 1e-6)
+    assert np.allclose(roots["cost"], arpack["cost"], rtol=max(1e-6, 20 * _residual(A, Q, arpack)))
     for j in range(m):
         a, b = roots["u"][:, j], arpack["u"][:, j]
         assert min(np.abs(a - b).max(), np.abs(a + b).max()) < 1e-5 * np.abs(b).max()
