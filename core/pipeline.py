@@ -69,7 +69,8 @@ def run_method(spec: MethodSpec, K, nc: NodeConstraints, n_clusters: int, rng, *
                rounding_colouring: str = "walk", graph=None,
                cache=None, rounding_nc: NodeConstraints | None = None,
                parent: np.ndarray | None = None, previous: np.ndarray | None = None,
-               rounding_stability: float = 0.0) -> SpectralResult:
+               rounding_stability: float = 0.0, appearance=None,
+               rounding_looks: float = 0.0, rounding_appearance: float = 0.0) -> SpectralResult:
     """Run one method on a graph: the step both :func:`core.segment` and the estimator share.
 
     Parameters
@@ -91,8 +92,11 @@ def run_method(spec: MethodSpec, K, nc: NodeConstraints, n_clusters: int, rng, *
         ``'constrained'`` re-rounds the method's embedding so that the labels honour every
         consistent constraint (:mod:`core.spectral.rounding`, our addition);
         ``'paper'`` keeps the paper's own labels.
-    rounding_prior, rounding_colouring, rounding_stability
+    rounding_prior, rounding_colouring, rounding_stability, rounding_looks
         See :data:`~core.spectral.rounding.ROUNDING_PARAMS`.
+    appearance : tuple (colors, sizes), optional
+        Node mean colours (n', 3) and pixel counts (n',) of the nodes the constrained
+        rounding labels: what the stroked regions look like (``rounding_looks``).
     previous : ndarray, shape (n',), int, optional
         Each node's segment (of the nodes the constrained rounding labels) in the result
         shown before this edit, -1 where unknown.
@@ -142,7 +146,9 @@ def run_method(spec: MethodSpec, K, nc: NodeConstraints, n_clusters: int, rng, *
                                                     graph=K if graph is None else graph,
                                                     prior_weight=rounding_prior,
                                                     colouring=rounding_colouring, previous=previous,
-                                                    stability=rounding_stability)
+                                                    stability=rounding_stability,
+                                                    appearance=appearance, looks_weight=rounding_looks,
+                                                    appearance_weight=rounding_appearance)
         res.info["overruled"] = [k for k, ok in enumerate(resolution.honoured) if not ok]
         if warn and res.info["overruled"]:  # what the final labels do not honour, by name
             names = {"must": "must-link", "cannot": "cannot-link", "block": "block"}

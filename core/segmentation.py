@@ -284,7 +284,9 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
                          rounding_prior=rep_p["rounding_prior"],
                          rounding_colouring=rep_p["rounding_colouring"], graph=G, cache=cache,
                          rounding_nc=nc_out, parent=parent, previous=prev,
-                         rounding_stability=rep_p["rounding_stability"])
+                         rounding_stability=rep_p["rounding_stability"],
+                         appearance=(out.colors, out.sizes), rounding_looks=rep_p["rounding_looks"],
+                         rounding_appearance=rep_p["rounding_appearance"])
     for w in rec:
         caught.append(str(w.message))
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)

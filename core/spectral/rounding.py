@@ -17,39 +17,42 @@ its own.
    methods receive as constraints) are not joined here: they are the method's evidence,
    not the user's word (joining them merged the groups of two segments of similar colour
    and cost up to 0.3 ARI on the tuning images, ``bench/results/tuning.md``).
-2. **Colour.** Each group (a must-link component) gets one segment so that cannot-linked
-   groups differ, at the least total cost: branch and bound over the groups, started from
-   a greedy colouring (DSatur order) and exact unless its step budget (2000) runs out, when
-   the best colouring found is kept; beyond 40 groups (a loaded file, not a person's
-   strokes) the greedy colouring with local moves. With ``graph`` (``rounding_colouring='walk'``, the default) the cost is the energy
-   of the random walk that step 4 runs: two groups joined by strong paths of the image graph
-   (high effective conductance, from the Schur complement of its Laplacian onto the seeds)
-   pay for different segments, two groups behind a strong edge do not; the method's
-   embedding (squared distances of the group's nodes to its segment centroids) breaks ties
-   with a small weight. ``'embedding'`` uses the embedding alone. Given the result shown
-   before this edit (``previous``), a group also pays ``rounding_stability`` for each of its
-   nodes that had another segment there: earlier strokes keep their segments unless the new
-   constraints need otherwise. (Groups of one segment that no must-link joins, e.g. two
-   strokes in the sky, are free to take different colours, and where the image graph joins
-   two segments by a weak edge the walk's energy alone would sometimes swap whole groups
-   after a new stroke, undoing what earlier strokes had fixed; on the 40 tuning images at
-   K = 3 the term lowered every method's NoC@0.80, by up to 0.67, ``bench/results/tuning.md``.)
-   When no colouring exists with ``n_clusters`` segments, the oldest cannot-links are
-   dropped until one does.
-3. **Fill.** Every other node goes to the nearest centroid of the embedding; centroids and
-   colours are recomputed until the labels stop changing (COP-KMeans, Wagstaff et al.
-   2001, with must-link components as units and the colouring exact). These are the
-   method's labels made consistent with the strokes.
-4. **Walk** (``rounding_prior`` > 0). The stroke-end nodes and block nodes keep their
-   colours as seeds and every other node is labelled by a random walk with a prior (Grady,
-   CVPR 2005) on the boundary graph of touching superpixels
+2. **Colour** (default, ``rounding_colouring='ncut'``, :func:`_ncut_rounding`). The groups
+   (must-link components) are put into segments by the normalised cut (Shi & Malik) between
+   their territories on the image graph: the effective conductance between groups (the
+   Schur complement of the graph Laplacian onto the seeds) over the volume of the nodes
+   each group's walk reaches first (:func:`group_conductance`, :func:`ncut_colouring`),
+   plus ``rounding_looks`` times the scatter of what the strokes' surroundings look like
+   (colour histograms of the nodes each stroke end stands for, :func:`territory_looks`).
+   Cannot-linked groups differ; no more segments are used than this asks for. Unlike the
+   cut alone (the random walk's energy), it does not pay to give a cannot-link's end a
+   segment of its own as a blob, and two must-links in one region of one look go together
+   even when the graph between them is weak. Exact by enumeration for a person's strokes
+   (up to :data:`NCUT_EXACT` colourings), local moves beyond. The result on screen
+   (``previous``) only numbers the segments (``rounding_stability`` in the Hungarian
+   numbering), so the partition never depends on the order of the strokes.
+   ``'walk'`` (the previous default) colours by the walk's energy alone (a Potts energy,
+   branch and bound from a DSatur greedy colouring, exact up to 40 groups unless 2000
+   steps run out), where ``rounding_stability`` does move groups: a group pays it for each
+   of its nodes that had another segment on screen; ``'embedding'`` by the method's
+   embedding alone. When no colouring exists with ``n_clusters`` segments, the oldest
+   cannot-links are dropped until one does.
+3. **Fill.** With ``'ncut'``: while the strokes have not reached every segment, the method's
+   own segments seed the walk (the half of each segment's nodes its embedding is surest of):
+   one holding strokes of one segment seeds it, one holding none a segment no stroke took.
+   Must-links alone therefore never empty a segment, and what the strokes do not decide
+   follows the chosen method. With ``'walk'`` / ``'embedding'``: every other node goes to
+   the nearest centroid of the embedding; centroids and colours are recomputed until the
+   labels stop changing (COP-KMeans, Wagstaff et al. 2001, with must-link components as
+   units and the colouring exact).
+4. **Walk** (``rounding_prior`` > 0). The stroke-end nodes and block nodes (and step 3's
+   seeds) keep their colours and every other node is labelled by a random walk with a prior
+   (Grady, CVPR 2005) on the boundary graph of touching superpixels
    (:func:`core.graph.affinity.boundary_affinity`), so the final labels follow the image's
    edges. Every label's walk ends at each step with probability ``w / (1 + w)``,
    ``w = rounding_prior``; a segment strokes have reached gets its mass from its seeds only
-   (the strokes and the edges decide where it is), a segment no stroke has reached yet gets
-   it from step 3's labels (only the method knows where that one is). Behind a strong edge,
-   far from every stroke, the method's segment therefore survives; near the strokes they
-   win.
+   (and, with ``rounding_appearance`` > 0, from how much a node looks like its strokes'
+   surroundings), a segment no stroke has reached yet from the method's labels.
 
 Chosen by the simulated-user benchmark on the train split (``bench/tune.py``,
 ``bench/results/tuning.md``).
@@ -57,6 +60,7 @@ Chosen by the simulated-user benchmark on the train split (``bench/tune.py``,
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -64,7 +68,7 @@ import numpy as np
 from ..params import ParamSpec
 
 ROUNDINGS = ("constrained", "paper")
-COLOURINGS = ("walk", "embedding")
+COLOURINGS = ("ncut", "walk", "embedding")
 
 ROUNDING_PARAMS = (
     ParamSpec("rounding", str, "constrained",
@@ -78,12 +82,26 @@ ROUNDING_PARAMS = (
               "labels, pulled in with this weight (0: no walk; every other node takes the "
               "nearest segment of the method's embedding).",
               low=0.0, high=1e6),
-    ParamSpec("rounding_colouring", str, "walk",
+    ParamSpec("rounding_colouring", str, "ncut",
               "Constrained rounding: how the groups of must-linked stroke ends get their "
-              "segments: walk (the image graph's random-walk energy, the method's embedding "
-              "breaking ties) or embedding (the method's embedding alone; also what walk "
-              "means when rounding_prior is 0, as there is then no walk).",
+              "segments: ncut (the normalised cut between the groups' territories on the image "
+              "graph, so a stroke end does not get a segment of its own as a blob), walk (the "
+              "image graph's random-walk energy, the cut alone), the method's embedding "
+              "breaking ties in both; or embedding (the method's embedding alone; also what "
+              "ncut and walk mean when rounding_prior is 0, as there is then no walk).",
               choices=COLOURINGS),
+    ParamSpec("rounding_looks", float, 1.0,
+              "Constrained rounding with rounding_colouring=ncut: the weight of what the "
+              "stroked regions look like (colour histograms of the groups' territories) "
+              "against the normalised cut when groups of stroke ends are put in segments "
+              "(0: the graph alone).",
+              low=0.0, high=1e6),
+    ParamSpec("rounding_appearance", float, 0.0,
+              "Constrained rounding with rounding_colouring=ncut: the random walk's pull "
+              "towards what each stroked segment looks like (the colour histogram of its "
+              "groups' territories; Grady's walk with a prior model), so a region of one look "
+              "comes along with a stroke inside it (0: the image graph's edges alone).",
+              low=0.0, high=1e6),
     ParamSpec("rounding_stability", float, 0.1,
               "Constrained rounding, given the result shown before this edit (segment's "
               "previous): what a group of must-linked stroke ends pays, per node, for leaving "
@@ -96,6 +114,8 @@ ROUNDING_PARAMS = (
 )
 
 COLOURING_TIE_WEIGHT = 0.01  # the embedding's weight against the walk's energy in step 2
+NCUT_TIE_WEIGHT = 1e-3  # the embedding's weight against the normalised cut in step 2
+SURE_SHARE = 0.5  # step 4: the share of an unreached segment's nodes, most certain first, that seed it
 EXACT_GROUPS = 40  # groups coloured by the exact search; more: greedy with local moves
 
 
@@ -335,7 +355,8 @@ def _greedy_colouring(cost, nbrs, pair, sweeps: int = 5):
     return colour
 
 
-def group_conductance(W, seeds: np.ndarray, seed_group: np.ndarray, n_groups: int) -> np.ndarray:
+def group_conductance(W, seeds: np.ndarray, seed_group: np.ndarray, n_groups: int,
+                      volumes: bool = False):
     """Effective conductance between groups of seed nodes through a graph.
 
     The Schur complement ``S = L_ss - L_su L_uu^-1 L_us`` of the Laplacian ``L = D - W``
@@ -351,10 +372,19 @@ def group_conductance(W, seeds: np.ndarray, seed_group: np.ndarray, n_groups: in
         Group 0..n_groups-1 of each seed.
     n_groups : int
 
+    volumes : bool
+        Also return each group's territory volume: the degrees summed over its seeds and the
+        free nodes whose walk reaches that group first most probably (the harmonic
+        potentials ``X = -L_uu^-1 L_us M`` of the same solve).
+
     Returns
     -------
     C : ndarray, shape (n_groups, n_groups)
         Symmetric, non-negative, zero diagonal.
+    vol : ndarray, shape (n_groups,)
+        With ``volumes``.
+    territory : ndarray, shape (n,), int
+        With ``volumes``: each node's group (its own for a seed).
     """
     import scipy.sparse as sp
     import scipy.sparse.linalg as sla
@@ -370,13 +400,209 @@ def group_conductance(W, seeds: np.ndarray, seed_group: np.ndarray, n_groups: in
     # right-hand side per group instead of one per seed
     M = sp.csr_matrix((np.ones(len(seeds)), (np.arange(len(seeds)), seed_group)), shape=(len(seeds), n_groups))
     S = (M.T @ L[seeds][:, seeds] @ M).toarray()
+    territory = np.full(n, -1, np.int64)
+    territory[seeds] = seed_group
     if len(u):
         Luu = (L[u][:, u] + sp.diags(np.full(len(u), 1e-9 * max(d.max(), 1e-12)))).tocsc()
         LusM = (L[u][:, seeds] @ M).toarray()
-        S -= LusM.T @ sla.splu(Luu).solve(LusM)
+        X = sla.splu(Luu).solve(LusM)
+        S -= LusM.T @ X
+        if n_groups:
+            territory[u] = np.argmax(-X, axis=1)
     C = -S
     np.fill_diagonal(C, 0.0)
-    return np.maximum((C + C.T) / 2.0, 0.0)
+    C = np.maximum((C + C.T) / 2.0, 0.0)
+    if volumes:
+        return C, np.bincount(territory, weights=d, minlength=n_groups), territory
+    return C
+
+
+NCUT_EXACT = 200_000  # colourings enumerated exactly (K^groups); more: greedy with local moves
+
+
+def ncut_colouring(C: np.ndarray, vol: np.ndarray, apart: list, k: int, unary: np.ndarray | None = None,
+                   start: np.ndarray | None = None, looks: np.ndarray | None = None,
+                   looks_weight: float = 0.0, min_colours: int | None = None) -> np.ndarray | None:
+    """Colouring of groups into ``k`` colours minimising the normalised cut between colours.
+
+    ``sum_c cut(c) / vol(c) + sum_g unary[g, colour_g] + looks_weight * A``, where ``cut(c)`` is the effective
+    conductance (``C``, :func:`group_conductance`) between the groups of colour ``c`` and the
+    others and ``vol(c)`` the volume of their territories: Shi & Malik's normalised cut on
+    the graph the random walker sees between the groups. Unlike the Potts energy (the cut
+    alone), it does not pay to give a single stroke end a colour of its own (a blob): a
+    group's small territory makes its cut expensive. ``A`` (with ``looks``, shape
+    (n_groups, B), each group's territory appearance, :func:`territory_looks`) is the
+    within-colour scatter of the appearances weighted by territory volume, over the total
+    volume (weighted k-means): groups that look alike pay for different colours, so two
+    strokes in one region of fur or water, far apart on the graph, share a segment. Cannot-linked groups (``apart``)
+    differ, and ``min(k, n_groups)`` colours are used (a stroke group never leaves a segment
+    empty that another stroke group could fill; an empty colour would cost nothing).
+
+    Exact by enumeration up to :data:`NCUT_EXACT` colourings (colour symmetry removed: the
+    first group takes colour 0, and so on), else single-group moves from ``start`` (or the
+    greedy Potts colouring) until none lowers the objective. ``None`` when no colouring
+    keeps every ``apart`` pair apart.
+    """
+    n = len(vol)
+    U = np.zeros((n, k)) if unary is None else np.asarray(unary, float)
+    need = min(k, n) if min_colours is None else min(min_colours, k, n)
+    vol = np.maximum(np.asarray(vol, float), 1e-12)
+    ap = np.array(apart, np.int64).reshape(-1, 2)
+    if looks is not None and looks_weight > 0:
+        w = np.full(n, 1.0 / n)  # every group counts alike: a small region's strokes as much as a large one's
+        total = float((w * (looks ** 2).sum(1)).sum())
+
+    def objective(Z):  # Z: (m, n) colourings
+        onehot = Z[:, :, None] == np.arange(k)[None, None, :]  # (m, n, k)
+        v = np.einsum("mnk,n->mk", onehot, vol)
+        within = np.einsum("mnk,nh,mhk->mk", onehot, C, onehot)
+        assoc = np.einsum("mnk,n->mk", onehot, C.sum(1))
+        cut = assoc - within
+        val = np.where(v > 0, cut / np.maximum(v, 1e-12), 0.0).sum(1)
+        if looks is not None and looks_weight > 0:
+            oh = onehot.astype(float)
+            Wc = np.einsum("mnk,n->mk", oh, w)
+            Sc = np.einsum("mnk,n,nb->mkb", oh, w, looks)
+            val = val + looks_weight * (total - ((Sc ** 2).sum(2) / np.maximum(Wc, 1e-12)).sum(1))
+        used = onehot.any(1).sum(1)
+        bad = used < need
+        if len(ap):
+            bad |= (Z[:, ap[:, 0]] == Z[:, ap[:, 1]]).any(1)
+        return np.where(bad, np.inf, val)
+
+    if n == 0:
+        return np.zeros(0, np.int64)
+    if k ** n <= NCUT_EXACT:
+        best_val, best = np.inf, None
+        for Z in _canonical_colourings(n, k):
+            val = objective(Z)
+            j = int(np.argmin(val))
+            if val[j] < best_val:
+                best_val, best = val[j], Z[j].copy()
+        return None if best is None else _cheapest_numbering(best, U)
+    nbrs = [set() for _ in range(n)]
+    for a, b in apart:
+        nbrs[a].add(b)
+        nbrs[b].add(a)
+    colour = start if start is not None else _greedy_colouring(U, nbrs, C)
+    if colour is None:
+        return None
+    colour = np.asarray(colour, np.int64).copy()
+    cur = objective(colour[None])[0]
+    for _ in range(20):
+        moved = False
+        for g in range(n):
+            trial = np.repeat(colour[None], k, 0)
+            trial[:, g] = np.arange(k)
+            val = objective(trial)
+            c = int(np.argmin(val))
+            if val[c] < cur - 1e-12:
+                colour, cur, moved = trial[c], val[c], True
+        if not moved:
+            break
+    return _cheapest_numbering(colour, U) if np.isfinite(cur) else None
+
+
+def _cheapest_numbering(colour: np.ndarray, U: np.ndarray) -> np.ndarray:
+    """``colour`` with its colours renamed to minimise ``sum_g U[g, colour_g]`` (Hungarian on
+    the colours): the partition is the normalised cut's, the numbers the unary terms' (the
+    embedding's ties and the stability term: segments keep their numbers from the result
+    on screen without that result changing which groups go together)."""
+    from scipy.optimize import linear_sum_assignment
+
+    k = U.shape[1]
+    table = np.zeros((k, k))
+    np.add.at(table, colour, U)
+    rows, cols = linear_sum_assignment(table)
+    perm = np.arange(k)
+    perm[rows] = cols
+    return perm[colour]
+
+
+LOOK_BINS = 12  # colours of the codebook a territory's histogram counts
+
+
+def territory_looks(appearance, territory: np.ndarray, n_groups: int) -> np.ndarray:
+    """What each group's territory looks like: the square root of its colour histogram.
+
+    Parameters
+    ----------
+    appearance : tuple (colors, sizes)
+        Node mean colours, shape (n, 3), and pixel counts, shape (n,).
+    territory : ndarray, shape (n,), int
+        Group of each node (:func:`group_conductance` with ``volumes``).
+    n_groups : int
+
+    Returns
+    -------
+    ndarray, shape (n_groups, LOOK_BINS)
+        Rows of unit norm: the square roots of the pixel-weighted histograms of the node
+        colours over a codebook of :data:`LOOK_BINS` colours (k-means on the image's node
+        colours, seeded), so squared distances between rows are twice the squared
+        Hellinger distances of the histograms.
+    """
+    code, sizes = colour_codes(appearance)
+    H = _histograms(code, sizes, territory, n_groups)
+    return np.sqrt(H / np.maximum(H.sum(1, keepdims=True), 1e-12))
+
+
+def colour_codes(appearance) -> tuple[np.ndarray, np.ndarray]:
+    """Each node's entry in a codebook of :data:`LOOK_BINS` colours (k-means on the image's
+    node colours, seeded), and the node sizes: ``(code (n,), sizes (n,))``. (Soft entries,
+    Gaussian weights of the distances to the codes, were measured and lost 0.07 ARI on the
+    regions-first user, ``bench/results/tuning.md``.)"""
+    from scipy.cluster.vq import kmeans2
+
+    colors, sizes = (np.asarray(a, float) for a in appearance)
+    bins = min(LOOK_BINS, len(colors))
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # an empty code ("One of the clusters is empty") is harmless here
+        _, code = kmeans2(colors, bins, minit="++", seed=0)
+    return code, sizes
+
+
+def _histograms(code, sizes, owner, n_owners: int) -> np.ndarray:
+    """Pixel counts per (owner, code), owners ``-1`` left out: shape (n_owners, LOOK_BINS)."""
+    H = np.zeros((n_owners, LOOK_BINS))
+    ok = owner >= 0
+    np.add.at(H, (owner[ok], code[ok]), sizes[ok])
+    return H
+
+
+def appearance_prior(appearance, owner: np.ndarray, k: int) -> np.ndarray:
+    """How much each node looks like each segment: ``P[i, c]`` is the share of segment
+    ``c``'s pixels (its nodes in ``owner``) in node ``i``'s colour of the codebook, over
+    the segments (rows sum to 1; a colour no segment has: uniform).
+
+    Parameters
+    ----------
+    appearance : tuple (colors, sizes)
+    owner : ndarray, shape (n,), int
+        Segment of each node (-1: none).
+    k : int
+
+    Returns
+    -------
+    ndarray, shape (n, k)
+    """
+    code, sizes = colour_codes(appearance)
+    H = _histograms(code, sizes, owner, k)
+    H /= np.maximum(H.sum(1, keepdims=True), 1e-12)  # each segment's colour distribution
+    P = H[:, code].T + 1e-3
+    return P / P.sum(1, keepdims=True)
+
+
+def _canonical_colourings(n: int, k: int, chunk: int = 20_000):
+    """Every colouring of ``n`` groups with at most ``k`` colours, up to renaming the colours
+    (group 0 takes colour 0, each group at most one more than the largest before it), in
+    chunks of at most ``chunk`` rows."""
+    rows = np.zeros((1, 1), np.int64)
+    for _ in range(1, n):
+        top = rows.max(1)
+        nxt = [np.column_stack([rows[c <= top + 1], np.full((c <= top + 1).sum(), c)]) for c in range(k)]
+        rows = np.vstack([x for x in nxt if len(x)])
+    for i in range(0, len(rows), chunk):
+        yield rows[i:i + chunk]
 
 
 def _follow_numbering(labels: np.ndarray, previous: np.ndarray, k: int) -> np.ndarray:
@@ -468,7 +694,8 @@ def _seed_nodes(nc, res: Resolution) -> np.ndarray:
 def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_clusters: int,
                        max_iter: int = 20, graph=None, prior_weight: float = 0.0,
                        colouring: str = "walk", previous: np.ndarray | None = None,
-                       stability: float = 0.0) -> tuple[np.ndarray, Resolution]:
+                       stability: float = 0.0, appearance=None,
+                       looks_weight: float = 0.0, appearance_weight: float = 0.0) -> tuple[np.ndarray, Resolution]:
     """Labels that honour the user's constraints, from a method's result (module docstring).
 
     Parameters
@@ -519,6 +746,8 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
         pair = group_conductance(graph, seeds, res.group[seeds], res.n_groups)
         pair /= max(float(np.median(np.asarray(graph.sum(1)))), 1e-12)  # in units of a node's degree
         tie = COLOURING_TIE_WEIGHT
+    elif walk and colouring == "ncut":
+        tie = NCUT_TIE_WEIGHT
     keep = 0.0  # the stability term: members whose previous segment is not the colour
     if previous is not None and stability > 0:
         prev = np.asarray(previous, np.int64)
@@ -531,6 +760,12 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
     mu = _centroids(E, labels, n_clusters, spread)
     grouped = res.group >= 0
     members = [np.flatnonzero(res.group == g) for g in range(res.n_groups)]
+    if walk and colouring == "ncut":
+        d2 = ((E[:, None, :] - mu[None, :, :]) ** 2).sum(-1)
+        unary = tie * np.array([d2[m].sum(0) for m in members]) + keep
+        labels = _ncut_rounding(nc, E, labels, mu, res, seeds, graph, n_clusters, unary, appearance,
+                                looks_weight, prior_weight, appearance_weight)
+        return labels, res
     apart = list(res.apart)
     dropped: list[int] = []
     for _ in range(max_iter):
@@ -559,3 +794,147 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
         labels = prior_walk(graph, seeds, labels[seeds], prior, prior_weight)
     return labels, res
 
+
+def _look_samples(nc, res: Resolution) -> np.ndarray:
+    """The nodes that show what each group looks like: its stroke-end nodes and the
+    neighbourhoods they stand for (:attr:`Stroke.ends`: nodes near the end of a similar
+    colour), a block's nodes; shape (n,), the group of each such node, -1 elsewhere (a node
+    near two groups' ends goes to the newest stroke's)."""
+    owner = np.full(nc.n_nodes, -1, np.int64)
+    for k, s in enumerate(nc.strokes):
+        if not res.honoured[k]:
+            continue
+        if s.kind == "block":
+            nodes = np.asarray(s.nodes, np.int64)
+            owner[nodes] = res.group[nodes]
+            continue
+        for node, end in zip((s.a, s.b), s.ends):
+            g = res.group[node]
+            if g >= 0:
+                owner[np.asarray(tuple(end) + (node,), np.int64)] = g
+    return owner
+
+
+def _ncut_rounding(nc, E, labels, mu, res: Resolution, seeds, graph, k: int, unary, appearance,
+                   looks_weight: float, prior_weight: float, appearance_weight: float = 0.0) -> np.ndarray:
+    """Steps 2-4 with ``colouring='ncut'`` (the default).
+
+    2. The groups of stroke ends are coloured by :func:`ncut_colouring`: the normalised cut
+       between their territories on the image graph (:func:`group_conductance`) plus
+       ``looks_weight`` times how differently their strokes' surroundings look
+       (:func:`_look_samples`, :func:`territory_looks`), cannot-linked groups apart, with
+       as few colours as that asks for (two must-links in one bear stay one segment; a
+       segment is never split only to fill K).
+    3. While the strokes have not reached every colour, the method's own segments seed the
+       walk (the nodes it is surest of, :func:`_sure_nodes`): a segment holding stroke nodes
+       of one colour seeds that colour, a segment holding none a colour no stroke took, one
+       holding several colours nothing. So must-links alone never empty a segment, and
+       what the strokes do not decide follows the chosen method.
+    4. The walk with a prior (:func:`prior_walk`) from those seeds; with
+       ``appearance_weight`` > 0 the reached colours are also pulled towards the colour
+       histogram of their strokes' surroundings (:func:`appearance_prior`).
+
+    The previous result only numbers the colours (through ``unary``): which groups go
+    together is the same whatever was on screen, so a result never depends on the order
+    of the strokes that led to it.
+
+    Parameters
+    ----------
+    nc : NodeConstraints
+    E : ndarray, shape (n, p)
+        The method's embedding.
+    labels : ndarray, shape (n,), int
+        The method's labels, numbered to follow the result on screen.
+    mu : ndarray, shape (k, p)
+        Their centroids in ``E``.
+    res : Resolution
+        Updated in place when cannot-links must be dropped.
+    seeds : ndarray, int
+        The stroke-end and block nodes.
+    graph : sparse matrix, shape (n, n)
+    k : int
+    unary : ndarray, shape (n_groups, k)
+        What each colour costs each group (embedding ties, stability): numbers only.
+    appearance : tuple (colors, sizes) or None
+    looks_weight, prior_weight, appearance_weight : float
+
+    Returns
+    -------
+    labels : ndarray, shape (n,), int64
+    """
+    n_groups = res.n_groups
+    grouped = res.group >= 0
+    user = seeds[res.group[seeds] >= 0]
+    C, vol, territory = group_conductance(graph, user, res.group[user], n_groups, volumes=True)
+    sample = _look_samples(nc, res)
+    looks = territory_looks(appearance, sample, n_groups) if appearance is not None else None
+    apart = list(res.apart)
+
+    def colouring():  # as few colours as the evidence asks: no segment is split to fill K
+        return ncut_colouring(C, vol, apart, k, unary, looks=looks, looks_weight=looks_weight, min_colours=1)
+
+    colour = colouring()
+    while colour is None and apart:  # drop the oldest cannot-link until a colouring exists
+        oldest = int(np.argmin(res.apart_stroke))
+        res.honoured[res.apart_stroke.pop(oldest)] = False
+        apart.pop(oldest)
+        colour = colouring()
+    res.apart = apart
+    sure = [_sure_nodes(E, labels, mu, c, grouped) for c in range(k)]
+    vids = [c for c in range(k) if len(sure[c])]
+    user_labels = colour[res.group[user]]
+    reached = sorted(set(user_labels.tolist()))
+    free = [c for c in range(k) if c not in reached]
+    as_colour = np.full(k, -1)
+    if free and vids:
+        from scipy.optimize import linear_sum_assignment
+
+        node_colour = np.full(len(labels), -1)
+        node_colour[grouped] = colour[res.group[grouped]]
+        empty = []
+        for c in vids:
+            held = np.unique(node_colour[(labels == c) & grouped])
+            if len(held) == 1:
+                as_colour[c] = held[0]
+            elif len(held) == 0:
+                empty.append(c)
+        if empty:
+            table = np.array([[0.0 if c == f else 1.0 for f in free] for c in empty])
+            rows, cols = linear_sum_assignment(table)
+            for r_, c_ in zip(rows, cols):
+                as_colour[empty[r_]] = free[c_]
+    walk_seeds, walk_labels = [user], [user_labels]
+    for c in vids:
+        if as_colour[c] >= 0:
+            fresh = sure[c][~np.isin(sure[c], user)]
+            walk_seeds.append(fresh)
+            walk_labels.append(np.full(len(fresh), as_colour[c]))
+    seeds_w, labels_w = np.concatenate(walk_seeds), np.concatenate(walk_labels)
+    for c in range(k):
+        if as_colour[c] < 0:
+            as_colour[c] = c
+    prior = np.zeros((len(E), k))
+    prior[np.arange(len(E)), as_colour[labels]] = 1.0
+    weight = np.full(k, float(prior_weight))
+    got = sorted(reached)
+    prior[:, got] = 0.0  # reached segments: mass from their seeds only ...
+    if appearance is not None and appearance_weight > 0 and got:
+        # ... and from how much a node looks like the territories of their groups
+        owner = np.where(sample >= 0, colour[np.maximum(sample, 0)], -1) if n_groups else sample
+        prior[:, got] = appearance_prior(appearance, owner, k)[:, got]
+        weight[got] = appearance_weight
+    return prior_walk(graph, seeds_w, labels_w, prior, weight)
+
+
+def _sure_nodes(E: np.ndarray, labels: np.ndarray, mu: np.ndarray, c: int, grouped: np.ndarray) -> np.ndarray:
+    """The nodes of the method's segment ``c`` it is surest of: the :data:`SURE_SHARE` of
+    them with the largest margin between the nearest other centroid of the embedding and
+    their own, no stroke node among them (``grouped``). Empty when the segment is."""
+    nodes = np.flatnonzero((labels == c) & ~grouped)
+    if len(nodes) == 0:
+        return np.zeros(0, np.int64)
+    d2 = ((E[nodes, None, :] - mu[None, :, :]) ** 2).sum(-1)
+    others = np.delete(d2, c, axis=1)
+    margin = (others.min(1) if others.shape[1] else np.zeros(len(nodes))) - d2[:, c]
+    keep = max(1, int(np.ceil(SURE_SHARE * len(nodes))))
+    return np.sort(nodes[np.argsort(-margin, kind="stable")[:keep]]).astype(np.int64)

@@ -19,11 +19,14 @@ import numpy as np
 
 from .common import Parser, add_max_pixels, check_outputs, parse_params
 
+USERS = ("error-centre", "regions-first", "shuffled", "must-links")
+
 ANCHOR = "random-walker"
 ANCHORS = (ANCHOR, "harmonic-boundary", "harmonic-gaussian")
 SUMMARY_ROUNDS = (0, 1, 3, 5, 10)
 MAX_ROUNDS = 100
-CSV_KEYS = ["image", "method", "round", "ari", "miou", "covering", "voi", "honoured", "newest", "seconds", "error"]
+CSV_KEYS = ["image", "method", "round", "ari", "miou", "covering", "voi", "honoured", "newest", "seconds",
+            "collapsed", "blob_cannot", "n_cannot", "one_call", "error"]
 
 
 def _parser():
@@ -35,6 +38,12 @@ def _parser():
     p.add_argument("--methods", default="all",
                    help="'all' or a comma list of methods and anchors (" + ", ".join(ANCHORS) + ")")
     p.add_argument("--mode", default="strokes", choices=("strokes", "blocks"))
+    p.add_argument("--user", default="error-centre", choices=USERS,
+                   help="the simulated user: error-centre (a must-link and a cannot-link at the centre of "
+                        "the largest error each round, --rounds rounds) or a people-like user of "
+                        "core.eval.people (regions-first: must-links inside each region, then "
+                        "cannot-links between them; shuffled: the same strokes in a shuffled order; "
+                        "must-links: the must-links alone), one stroke per round, every stroke correct")
     p.add_argument("--out", default="results.csv", help="CSV of image x method x round")
     p.add_argument("--jobs", type=int, default=1, help="images in parallel")
     p.add_argument("--limit", type=int, help="only the first N images (a quick run)")
@@ -62,6 +71,8 @@ def check_args(a) -> None:
         raise ParameterError(f"--jobs must be at least 1 (or -1: every core), got {a.jobs}")
     if a.limit is not None and a.limit < 1:
         raise ParameterError(f"--limit must be at least 1, got {a.limit}")
+    if getattr(a, "user", "error-centre") != "error-centre" and a.mode != "strokes":
+        raise ParameterError(f"--user {a.user} draws strokes; --mode blocks needs --user error-centre")
 
 
 def method_list(text: str) -> list[str]:
@@ -104,13 +115,18 @@ def params_per_method(methods, params: dict) -> dict:
     return out
 
 
-def evaluate_image(item, methods, k, rounds, mode, params, max_pixels=None):
+def evaluate_image(item, methods, k, rounds, mode, params, max_pixels=None, user="error-centre"):
     """All rows for one image (runs in a joblib worker); a file that cannot be read gives
-    one error row per method instead of stopping the run."""
+    one error row per method instead of stopping the run.
+
+    With a people-like ``user`` (:mod:`core.eval.people`) the strokes are that user's, one
+    per round; each row also holds the result's health (``collapsed``, ``blob_cannot``) and
+    the last round's row the ARI of the same constraints segmented in one call, without the
+    result on screen (``one_call``)."""
     import warnings
 
     import core
-    from core.eval import bsds, metrics, simulate
+    from core.eval import bsds, metrics, people, simulate
     from core.eval.baselines import graph_ceiling_segmenter, random_walker_segmenter
     from core.graph import GRAPH_PARAMS
 
@@ -140,7 +156,11 @@ def evaluate_image(item, methods, k, rounds, mode, params, max_pixels=None):
                 shown["seg"] = seg
                 return seg.labels
         try:
-            for r in simulate.simulate(image, target, seg_fn, rounds, mode):
+            if user == "error-centre":
+                run = simulate.simulate(image, target, seg_fn, rounds, mode)
+            else:
+                run = people.draw(people.user_strokes(user, target, k, item.id), seg_fn)
+            for r in run:
                 lab = r["labels"]
                 hon, newest = honoured_stats(r["constraints"], r["added"], lab)
                 rows.append({
@@ -151,7 +171,17 @@ def evaluate_image(item, methods, k, rounds, mode, params, max_pixels=None):
                     "voi": metrics.variation_of_information(lab[care], target[care]),
                     "honoured": hon, "newest": newest,
                     "seconds": r["seconds"],
+                    **people.health(lab, target, r["constraints"], k),
                 })
+            if user != "error-centre":
+                if m in ANCHORS:  # the anchors keep no result on screen: one call is what they do
+                    one = rows[-1]["ari"]
+                else:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        lab = core.segment(image, r["constraints"], method=m, n_segments=k, **params[m]).labels
+                    one = metrics.adjusted_rand(target[care], lab[care])
+                rows[-1]["one_call"] = one
         except core.SegappError as e:
             rows.append(_error_row(item.id, m, str(e)))
     return rows
@@ -195,6 +225,46 @@ def summarise(rows, methods, rounds):
         rec["s/round"] = float(np.mean([r["seconds"] for r in mr]))
         out.append(rec)
     return out
+
+
+def people_summary(rows, methods, k):
+    """Per method, for a people-like user: mean ARI after the first K strokes (``ari@K``)
+    and after the last (``ari@end``); the same constraints in one call (``one-call``) and the
+    mean |end - one call| (``order``); the share of strokes that lowered the ARI by more than
+    0.05 (``harmful``), of results after K strokes that are collapsed (``collapsed``), of
+    cannot-links in the final results honoured only by a blob (``blob-CL``); the share of
+    constraints honoured at the end (``hon@end``); seconds per stroke."""
+    from core.eval.people import harmful
+
+    out = []
+    for m in methods:
+        mr = [r for r in rows if r["method"] == m and r["round"] >= 0]
+        if not mr:
+            continue
+        by_img = {}
+        for r in mr:
+            by_img.setdefault(r["image"], {})[r["round"]] = r
+        ends = [v[max(v)] for v in by_img.values()]
+        n_strokes = sum(max(v) for v in by_img.values())
+        rec = {"method": m,
+               "ari@K": _nanmean([v[k]["ari"] for v in by_img.values() if k in v]),
+               "ari@end": _nanmean([e["ari"] for e in ends]),
+               "one-call": _nanmean([e.get("one_call", np.nan) for e in ends]),
+               "order": _nanmean([abs(e["ari"] - e.get("one_call", np.nan)) for e in ends]),
+               "harmful": sum(harmful([v[t]["ari"] for t in sorted(v)]) for v in by_img.values()) / max(n_strokes, 1),
+               "collapsed": _nanmean([r["collapsed"] for r in mr if r["round"] >= k]),
+               "blob-CL": _blob_share(ends),
+               "hon@end": _nanmean([e.get("honoured", np.nan) for e in ends]),
+               "s/stroke": float(np.mean([r["seconds"] for r in mr if r["round"] >= 1] or [np.nan]))}
+        out.append(rec)
+    return out
+
+
+def _blob_share(ends) -> float:
+    """Blob cannot-links in the final results over all cannot-links there (NaN: none)."""
+    blobs = sum(e.get("blob_cannot", 0) for e in ends)
+    total = sum(e.get("n_cannot", 0) for e in ends)
+    return blobs / total if total else float("nan")
 
 
 def _nanmean(values) -> float:
@@ -282,7 +352,8 @@ def main(argv) -> int:
     rows, t0 = [], time.perf_counter()
     progress = sys.stderr.isatty()
     gen = Parallel(n_jobs=a.jobs, return_as="generator_unordered")(
-        delayed(evaluate_image)(it, methods, a.segments, a.rounds, a.mode, params, a.max_pixels) for it in items)
+        delayed(evaluate_image)(it, methods, a.segments, a.rounds, a.mode, params, a.max_pixels, a.user)
+        for it in items)
     for n, r in enumerate(gen, 1):
         rows.extend(r)
         if progress:
@@ -291,7 +362,9 @@ def main(argv) -> int:
                   end="", file=sys.stderr, flush=True)
     if progress:
         print(file=sys.stderr)
-    summary = summarise(rows, methods, a.rounds)
+    people = a.user != "error-centre"
+    rounds = max((r["round"] for r in rows), default=0) if people else a.rounds
+    summary = people_summary(rows, methods, a.segments) if people else summarise(rows, methods, a.rounds)
     failed = [r for r in rows if r["round"] < 0]
     if not summary:  # nothing to report: the previous results stay as they are
         raise core.SegappError(f"every method failed on every image; first error: {failed[0]['error']}")
@@ -299,9 +372,9 @@ def main(argv) -> int:
     text = table(summary)
     print(text)
     atomic_write_text(summary_path, f"segapp evaluate {' '.join(argv)}\n\n{len(items)} images, K={a.segments}, "
-                                    f"R={a.rounds}, {a.mode}\n\n{text}\n\n"
-                                    f"Mean ARI after each round:\n\n{round_table(rows, methods, a.rounds)}\n")
-    chart(rows, methods, a.rounds, chart_path)
+                                    f"R={rounds}, {a.mode}, user {a.user}\n\n{text}\n\n"
+                                    f"Mean ARI after each round:\n\n{round_table(rows, methods, rounds)}\n")
+    chart(rows, methods, rounds, chart_path)
     if failed:
         print(f"segapp: warning: {len(failed)} image x method runs failed (rows with round -1 in {out}); "
               f"first: {' '.join(failed[0]['error'].split())}", file=sys.stderr)
