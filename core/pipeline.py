@@ -19,7 +19,7 @@ from .graph.node_constraints import NodeConstraints, warn_contradictions
 from .methods import METHODS
 from .params import MethodSpec, resolve
 from .spectral import SpectralResult, row_normalize
-from .spectral.rounding import ROUNDING_PARAMS, constrained_labels
+from .spectral.rounding import ROUNDING_PARAMS, constrained_labels, overruled_nodes
 
 MIN_SHOWN = 3  # eigenvectors every result carries (missing ones: zero columns, eigenvalue NaN)
 
@@ -150,6 +150,9 @@ def run_method(spec: MethodSpec, K, nc: NodeConstraints, n_clusters: int, rng, *
                                                     appearance=appearance, looks_weight=rounding_looks,
                                                     appearance_weight=rounding_appearance)
         res.info["overruled"] = [k for k, ok in enumerate(resolution.honoured) if not ok]
+        # what the eigenvector view shows beside the vectors: where the strokes, not the
+        # method's own rounding, decided the label
+        res.info["overruled_nodes"] = overruled_nodes(labels0, res.labels)
         if warn and res.info["overruled"]:  # what the final labels do not honour, by name
             names = {"must": "must-link", "cannot": "cannot-link", "block": "block"}
             said = [f"{names[final.strokes[k].kind]} #{final.strokes[k].index}" for k in res.info["overruled"]]

@@ -22,9 +22,10 @@ its own.
    their territories on the image graph: the effective conductance between groups (the
    Schur complement of the graph Laplacian onto the seeds) over the volume of the nodes
    each group's walk reaches first (:func:`group_conductance`, :func:`ncut_colouring`),
-   plus ``rounding_looks`` times the scatter of what the strokes' surroundings look like
-   (colour histograms of the nodes each stroke end stands for, :func:`territory_looks`).
-   Cannot-linked groups differ; no more segments are used than this asks for. Unlike the
+   plus ``rounding_looks`` times the scatter of what the groups look like (colour
+   histograms of the nodes each stroke end stands for and of each territory,
+   :func:`territory_looks`). Cannot-linked groups differ; as many segments are used as
+   there are groups, up to K. Unlike the
    cut alone (the random walk's energy), it does not pay to give a cannot-link's end a
    segment of its own as a blob, and two must-links in one region of one look go together
    even when the graph between them is weak. Exact by enumeration for a person's strokes
@@ -90,9 +91,10 @@ ROUNDING_PARAMS = (
               "breaking ties in both; or embedding (the method's embedding alone; also what "
               "ncut and walk mean when rounding_prior is 0, as there is then no walk).",
               choices=COLOURINGS),
-    ParamSpec("rounding_looks", float, 1.0,
+    ParamSpec("rounding_looks", float, 2.0,
               "Constrained rounding with rounding_colouring=ncut: the weight of what the "
-              "stroked regions look like (colour histograms of the groups' territories) "
+              "stroke groups look like (colour histograms of the nodes near their ends and of "
+              "their territories) "
               "against the normalised cut when groups of stroke ends are put in segments "
               "(0: the graph alone).",
               low=0.0, high=1e6),
@@ -605,6 +607,22 @@ def _canonical_colourings(n: int, k: int, chunk: int = 20_000):
         yield rows[i:i + chunk]
 
 
+def overruled_nodes(method_labels: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Where the constraint step decided otherwise than the method: nodes whose final
+    segment is not the one their method segment became (each method segment matched to the
+    final segment it overlaps most, Hungarian on the node counts), shape (n,), bool."""
+    from scipy.optimize import linear_sum_assignment
+
+    a, b = np.asarray(method_labels, np.int64), np.asarray(labels, np.int64)
+    k = int(max(a.max(initial=0), b.max(initial=0))) + 1
+    overlap = np.zeros((k, k))
+    np.add.at(overlap, (a, b), 1.0)
+    rows, cols = linear_sum_assignment(-overlap)
+    to = np.arange(k)
+    to[rows] = cols
+    return to[a] != b
+
+
 def _follow_numbering(labels: np.ndarray, previous: np.ndarray, k: int) -> np.ndarray:
     """``labels`` renumbered so that each segment takes the number of the previous result's
     segment it overlaps most (Hungarian on the overlap of the nodes with a previous
@@ -822,9 +840,9 @@ def _ncut_rounding(nc, E, labels, mu, res: Resolution, seeds, graph, k: int, una
     2. The groups of stroke ends are coloured by :func:`ncut_colouring`: the normalised cut
        between their territories on the image graph (:func:`group_conductance`) plus
        ``looks_weight`` times how differently their strokes' surroundings look
-       (:func:`_look_samples`, :func:`territory_looks`), cannot-linked groups apart, with
-       as few colours as that asks for (two must-links in one bear stay one segment; a
-       segment is never split only to fill K).
+       (:func:`_look_samples`) and their territories look (:func:`territory_looks`, the
+       two histograms side by side), cannot-linked groups apart, and as many segments used
+       as there are groups, up to K (K asked and K groups drawn: K segments).
     3. While the strokes have not reached every colour, the method's own segments seed the
        walk (the nodes it is surest of, :func:`_sure_nodes`): a segment holding stroke nodes
        of one colour seeds that colour, a segment holding none a colour no stroke took, one
@@ -867,11 +885,14 @@ def _ncut_rounding(nc, E, labels, mu, res: Resolution, seeds, graph, k: int, una
     user = seeds[res.group[seeds] >= 0]
     C, vol, territory = group_conductance(graph, user, res.group[user], n_groups, volumes=True)
     sample = _look_samples(nc, res)
-    looks = territory_looks(appearance, sample, n_groups) if appearance is not None else None
+    looks = None
+    if appearance is not None:  # the strokes' surroundings and the territories, equally
+        looks = np.hstack([territory_looks(appearance, sample, n_groups),
+                           territory_looks(appearance, territory, n_groups)]) / np.sqrt(2)
     apart = list(res.apart)
 
-    def colouring():  # as few colours as the evidence asks: no segment is split to fill K
-        return ncut_colouring(C, vol, apart, k, unary, looks=looks, looks_weight=looks_weight, min_colours=1)
+    def colouring():
+        return ncut_colouring(C, vol, apart, k, unary, looks=looks, looks_weight=looks_weight)
 
     colour = colouring()
     while colour is None and apart:  # drop the oldest cannot-link until a colouring exists

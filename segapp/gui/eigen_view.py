@@ -21,7 +21,7 @@ from PySide6.QtGui import QColor, QCursor, QFont, QFontMetricsF
 from PySide6.QtWidgets import QGraphicsSimpleTextItem, QHBoxLayout, QSizePolicy, QToolTip, QWidget
 
 from . import turns
-from .paint import eigenvector_rgba
+from .paint import decided_rgba, eigenvector_rgba
 
 THUMB = 240
 PLOT = "plot"  # the last piece of a result
@@ -59,6 +59,27 @@ class Caption(pg.GraphicsWidget):
         self.item.setPos((self.size().width() - r.width()) / 2, (self.size().height() - r.height()) / 2)
 
 
+def vector_caption(method: str, k: int, eigenvalue: float) -> str:
+    """``vector 2  λ=0.0123``: numbered as on the eigenvalue plot's axis (csp's first, the
+    relaxed indicator, also named u*)."""
+    name = f"vector {k + 1}" + (" (u*)" if method == "csp" and k == 0 else "")
+    return f"{name}  λ={eigenvalue:.3g}"
+
+
+def missing_caption(eigenvalues) -> str:
+    """Said in words where a vector is missing: ``only 2 vectors``."""
+    m = int(np.isfinite(np.asarray(eigenvalues, float)).sum())
+    return f"only {m} vector{'' if m == 1 else 's'}"
+
+
+def decided_caption(result) -> str:
+    """The last thumbnail's caption: how much of the image the strokes decided."""
+    decided = result.info.get("overruled_nodes")
+    if decided is None:
+        return f"{result.method}'s own labels"
+    return f"strokes decided (orange): {100 * float(np.mean(decided)):.0f}% of nodes"
+
+
 def sticky_range(lo: float, hi: float, current) -> tuple[float, float] | None:
     """A new y range for data in [lo, hi], or None if ``current`` (lo, hi) still fits it:
     the data inside and spanning at least half of it."""
@@ -80,8 +101,9 @@ class EigenView(QWidget):
     """
 
     hovered = Signal(str)
-    HELP = ("The leading eigenvectors on the image, blue < 0 < red: the cut "
-            "between segments follows where they change sign or jump.")
+    HELP = ("The leading eigenvectors on the image, blue < 0 < red: the method's cut "
+            "follows where they change sign or jump. Last: where the strokes overruled the "
+            "method's own labels (orange) and where the method's labels stand (grey).")
 
     def __init__(self, n_show=4):
         super().__init__()
@@ -161,26 +183,38 @@ class EigenView(QWidget):
             return self._draw_plot(result)
         k = piece
         it, vb, lbl = self.items[k], self.boxes[k], self.labels[k]
-        emb = result.node_embedding
-        n = emb.shape[1]
         self._shown[k] = result
-        if k >= n:
-            it.clear()
-            lbl.setText("")
-            return
         thumb = result.node_map.thumbnail(THUMB)
+        if k == self.decided_slot:
+            decided = result.info.get("overruled_nodes")
+            overruled = np.zeros(len(result.node_labels), bool) if decided is None else np.asarray(decided, bool)
+            self._set_thumb(k, thumb, result, decided_rgba(overruled, thumb))
+            lbl.setText(decided_caption(result))
+            return
+        ev = np.asarray(result.eigenvalues, float)
+        if k >= result.node_embedding.shape[1] or not np.isfinite(ev[k]):
+            it.clear()
+            lbl.setText(missing_caption(ev))
+            return
+        self._set_thumb(k, thumb, result, eigenvector_rgba(result.node_embedding[:, k], thumb))
+        lbl.setText(vector_caption(result.method, k, float(ev[k])))
+
+    @property
+    def decided_slot(self) -> int:
+        """The last thumbnail: where the strokes decided, not the method (issue: the eigenvector
+        dock shows what decided the cut)."""
+        return len(self.items) - 1
+
+    def _set_thumb(self, k, thumb, result, rgba) -> None:
+        it, vb = self.items[k], self.boxes[k]
         step = max(1, -(-max(result.node_map.node_map.shape) // THUMB)) * result.node_map.factor
         extent = (thumb.shape[0] * step, thumb.shape[1] * step)  # image pixels the thumbnail spans
         fit = it.image is None or it.image.shape[:2] != thumb.shape or self._extents[k] != extent
-        it.setImage(eigenvector_rgba(emb[:, k], thumb), levels=None, autoLevels=False)
+        it.setImage(rgba, levels=None, autoLevels=False)
         if fit:
             it.setRect(QRectF(0, 0, extent[1], extent[0]))  # image pixel coordinates
             vb.autoRange(padding=0)
             self._extents[k] = extent
-        name = "u*" if (result.method == "csp" and k == 0) else \
-            (f"v{k + 1}" if result.method == "csp" else f"e{k + 2}")
-        ev = result.eigenvalues[k]
-        lbl.setText(f"{name}  λ={ev:.3g}" if np.isfinite(ev) else f"{name} (none)")
 
     def _draw_plot(self, result) -> None:
         ev = np.asarray(result.eigenvalues, float)
@@ -197,14 +231,22 @@ class EigenView(QWidget):
             self.plot.getAxis("bottom").setTicks([[(i, str(i)) for i in range(1, len(ev) + 1)]])
 
     def value_text(self, k: int, row: int, col: int) -> str | None:
-        """``eigenvector 2 at (row, col): 0.0134`` for image pixel (row, col), None outside."""
+        """``eigenvector 2 at (row, col): 0.0134`` for image pixel (row, col) (on the last
+        thumbnail: who decided the label there), None outside."""
         res = self._shown[k] if k < len(self._shown) else None
-        if res is None or k >= res.node_embedding.shape[1]:
+        if res is None:
             return None
         nm = res.node_map
         if not (0 <= row < nm.shape[0] and 0 <= col < nm.shape[1]):
             return None
         node = nm.node_map[row // nm.factor, col // nm.factor]
+        if k == self.decided_slot:
+            decided = res.info.get("overruled_nodes")
+            by_strokes = decided is not None and bool(np.asarray(decided)[node])
+            return f"({row}, {col}): " + ("the strokes decided the segment here" if by_strokes
+                                           else f"{res.method}'s own segment")
+        if k >= res.node_embedding.shape[1] or not np.isfinite(res.eigenvalues[k]):
+            return None
         return f"eigenvector {k + 1} at ({row}, {col}): {res.node_embedding[node, k]:.4g}"
 
     def _on_mouse_moved(self, pos) -> None:

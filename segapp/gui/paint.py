@@ -115,6 +115,16 @@ def eigenvector_rgba(node_values: np.ndarray, node_map: np.ndarray) -> np.ndarra
     return np.take(lut, node_map).view(np.uint8).reshape(node_map.shape + (4,))
 
 
+DECIDED_COLOURS = np.array([[226, 226, 226], [235, 120, 20]], np.uint8)  # the method's own / the strokes'
+
+
+def decided_rgba(overruled: np.ndarray, node_map: np.ndarray) -> np.ndarray:
+    """Where the constraint step overruled the method (orange) and where the method's own
+    rounding stands (light grey), (h, w, 4) uint8."""
+    lut = _rgba_lut(DECIDED_COLOURS, 255)
+    return np.take(lut, np.asarray(overruled, np.int64)[node_map]).view(np.uint8).reshape(node_map.shape + (4,))
+
+
 def boundary_rgba(segmentation: np.ndarray, color=(255, 255, 0)) -> np.ndarray:
     """A human segmentation's boundaries as an (H, W, 4) picture (transparent elsewhere)."""
     out = np.zeros(segmentation.shape + (4,), np.uint8)

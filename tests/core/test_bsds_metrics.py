@@ -109,6 +109,38 @@ def test_evaluate_command_writes_csv_summary_and_chart(tmp_path):
     assert Image.open(tmp_path / "res_ari.png").size == (760, 440)
 
 
+@pytest.mark.parametrize("user, strokes", [("regions-first", 5), ("shuffled", 5), ("must-links", 4)])
+def test_evaluate_with_a_people_like_user(tmp_path, user, strokes):
+    """--user: one stroke per round, the health columns filled, the one-call ARI on the
+    last round, and the summary names harmful / collapsed / blob-CL / order."""
+    import csv
+
+    from segapp.cli import main
+
+    root = make_bsds(tmp_path / "bsds", n=2, h=40, w=60)
+    out = tmp_path / "res.csv"
+    rc = main(["evaluate", "--bsds", str(root), "--segments", "2", "--user", user,
+               "--methods", "e2cp,random-walker", "--out", str(out)])
+    assert rc == 0
+    rows = list(csv.DictReader(open(out)))
+    assert len(rows) == 2 * 2 * (strokes + 1)  # images x methods x rounds 0..strokes
+    last = [r for r in rows if int(r["round"]) == strokes]
+    assert all(r["one_call"] != "" and -1 <= float(r["one_call"]) <= 1 for r in last)
+    assert all(r["collapsed"] in ("0.0", "1.0") for r in rows)
+    summary = (tmp_path / "res_summary.md").read_text()
+    for word in ("harmful", "collapsed", "blob-CL", "order", f"user {user}"):
+        assert word in summary
+
+
+def test_people_like_users_draw_strokes_only():
+    from core.errors import ParameterError
+    from segapp.cli.evaluate import _parser, check_args
+
+    a = _parser().parse_args(["--bsds", "x", "--user", "shuffled", "--mode", "blocks"])
+    with pytest.raises(ParameterError, match="--mode blocks needs --user error-centre"):
+        check_args(a)
+
+
 def test_the_simulated_user_records_the_order_it_draws_in():
     """Round 2's must-link is newer than round 1's cannot-link (not kind order), so the
     constraint-respecting rounding lets the newest stroke win as for a person."""

@@ -149,11 +149,7 @@ BEAR_SEQUENCE = [("must_link", (150, 90), (125, 270)), ("must_link", (200, 200),
                  ("cannot_link", (250, 30), (160, 400))]
 
 
-@pytest.mark.parametrize("method", [
-    m if m != "ssap" else pytest.param(m, marks=pytest.mark.xfail(
-        strict=True, reason="ssap (256 exemplar nodes): the last cannot-link splits the water; "
-                            "issue 'Strokes as people draw them', open"))
-    for m in CONSTRAINED])
+@pytest.mark.parametrize("method", CONSTRAINED)
 def test_the_bear_sequence_drawn_as_in_the_window(method):
     from tests.conftest import BSDS
 
