@@ -22,7 +22,8 @@ Health of a result (:func:`health`), the figures issue "Strokes as people draw t
 *collapsed*: a predicted segment under :data:`SMALL` of the image while every target region
 holds at least :data:`LARGE` of the cared pixels (the image has K real regions, the result
 shows fewer); *blob cannot-links*: a cannot-link whose smaller end's segment is under
-:data:`SMALL` of the image (honoured by a blob around its end, not by separating regions);
+:data:`SMALL` of the image, on the same images (honoured by a blob around its end, not by
+separating regions; where a target region is itself small, a small segment is right);
 *harmful* strokes (:func:`harmful`): a stroke after which the ARI falls by more than
 :data:`HARM`.
 """
@@ -146,7 +147,7 @@ def health(labels: np.ndarray, target: np.ndarray, cons: Constraints, k: int) ->
     blobs = 0
     for r1, c1, r2, c2, _w in cons.cannot_link:
         a, b = labels[int(r1), int(c1)], labels[int(r2), int(c2)]
-        if a != b and min(sizes[a], sizes[b]) < SMALL:
+        if real and a != b and min(sizes[a], sizes[b]) < SMALL:
             blobs += 1
     return {"collapsed": collapsed, "blob_cannot": blobs, "n_cannot": len(cons.cannot_link)}
 

@@ -31,7 +31,15 @@ CSV_KEYS = ["image", "method", "round", "ari", "miou", "covering", "voi", "honou
 
 def _parser():
     p = Parser(prog="segapp evaluate", description="Benchmark methods with a simulated user on BSDS500.")
-    p.add_argument("--bsds", required=True, help="folder in the BSDS500 layout")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--bsds", help="folder in the BSDS500 layout (strokes or blocks, --user)")
+    where.add_argument("--objects", metavar="FOLDER",
+                       help="folder of images with binary object masks in the GrabCut layout (images/, "
+                            "masks/: 255 object, 0 background, 128 ignored): the click protocol, NoC@85 / "
+                            "NoC@90 at most 20 clicks, K = 2 (core.eval.clicks)")
+    p.add_argument("--clicks", default="points", choices=("points", "strokes"),
+                   help="with --objects: clicks as labelled one-pixel blocks (points) or as pairwise "
+                        "strokes (positives must-linked, the first positive cannot-linked to every negative)")
     p.add_argument("--split", default="train", choices=("train", "val", "test"))
     p.add_argument("--segments", type=int, default=3, help="K target segments (2-5)")
     p.add_argument("--rounds", type=int, default=10, help="simulated rounds R")
@@ -332,6 +340,55 @@ def csv_text(rows, methods) -> str:
     return buf.getvalue()
 
 
+def _main_objects(a, argv, methods, params, out, summary_path) -> int:
+    """``--objects``: the click protocol on an object data set (:mod:`.evaluate_clicks`)."""
+    import core
+    from core._io import atomic_write_text
+    from core.eval import clicks
+
+    from .evaluate_clicks import CLICK_KEYS, click_summary, evaluate_object, per_click_table
+
+    methods = [m for m in methods if m in core.METHODS and m != "ncut" or m == ANCHOR]
+    items = clicks.find_objects(a.objects)[: a.limit]
+    from joblib import Parallel, delayed
+
+    rows, t0 = [], time.perf_counter()
+    gen = Parallel(n_jobs=a.jobs, return_as="generator_unordered")(
+        delayed(evaluate_object)(it, methods, a.clicks, params, a.max_pixels) for it in items)
+    for n, r in enumerate(gen, 1):
+        rows.extend(r)
+        _progress(n, len(items), t0)
+    summary = click_summary(rows, methods)
+    failed = [r for r in rows if r["click"] < 0]
+    if not summary:
+        raise core.SegappError(f"every method failed on every image; first error: {failed[0]['error']}")
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=CLICK_KEYS, restval="", lineterminator="\n", extrasaction="ignore")
+    w.writeheader()
+    w.writerows(sorted(rows, key=lambda r: (r["image"], methods.index(r["method"]), r["click"])))
+    atomic_write_text(out, buf.getvalue())
+    text = table(summary)
+    print(text)
+    atomic_write_text(summary_path, f"segapp evaluate {' '.join(argv)}\n\n{len(items)} images, K=2, "
+                                    f"clicks as {a.clicks}\n\n{text}\n\nMean IoU after each click:\n\n"
+                                    f"{per_click_table(rows, methods)}\n")
+    if failed:
+        print(f"segapp: warning: {len(failed)} image x method runs failed; first: {failed[0]['error']}",
+              file=sys.stderr)
+    print(f"{out}, {summary_path.name}")
+    return 0
+
+
+def _progress(n: int, total: int, t0: float) -> None:
+    """Images done and time left on a terminal; nothing in a pipe."""
+    if not sys.stderr.isatty():
+        return
+    done, spent = int(30 * n / total), time.perf_counter() - t0
+    left = spent / n * (total - n)
+    print(f"\r[{'#' * done}{'.' * (30 - done)}] {n}/{total} images, {spent:.0f} s, about {left:.0f} s left",
+          end="" if n < total else "\n", file=sys.stderr, flush=True)
+
+
 def main(argv) -> int:
     import core
     from core._io import atomic_write_text
@@ -344,24 +401,20 @@ def main(argv) -> int:
     out = Path(a.out)
     summary_path, chart_path = out.with_name(out.stem + "_summary.md"), out.with_name(out.stem + "_ari.png")
     check_outputs([out, summary_path, chart_path])
+    if a.objects:
+        return _main_objects(a, argv, methods, params, out, summary_path)
     items = bsds.with_ground_truth(bsds.find_images(a.bsds, a.split), a.bsds)[: a.limit]
     for it in items:
         bsds.check_item(it)
     from joblib import Parallel, delayed
 
     rows, t0 = [], time.perf_counter()
-    progress = sys.stderr.isatty()
     gen = Parallel(n_jobs=a.jobs, return_as="generator_unordered")(
         delayed(evaluate_image)(it, methods, a.segments, a.rounds, a.mode, params, a.max_pixels, a.user)
         for it in items)
     for n, r in enumerate(gen, 1):
         rows.extend(r)
-        if progress:
-            done = int(30 * n / len(items))
-            print(f"\r[{'#' * done}{'.' * (30 - done)}] {n}/{len(items)} images, {time.perf_counter() - t0:.0f} s",
-                  end="", file=sys.stderr, flush=True)
-    if progress:
-        print(file=sys.stderr)
+        _progress(n, len(items), t0)
     people = a.user != "error-centre"
     rounds = max((r["round"] for r in rows), default=0) if people else a.rounds
     summary = people_summary(rows, methods, a.segments) if people else summarise(rows, methods, a.rounds)

@@ -1,0 +1,48 @@
+"""The eigenvector dock's captions read as the plot does, and its last slot shows where the
+strokes overruled the method (issue "Strokes as people draw them", item 5)."""
+
+import types
+
+import numpy as np
+
+from segapp.gui.eigen_view import decided_caption, missing_caption, vector_caption
+from segapp.gui.paint import DECIDED_COLOURS, decided_rgba
+
+
+def test_vectors_are_numbered_as_on_the_plot_axis():
+    assert vector_caption("e2cp", 0, 0.0123) == "vector 1  λ=0.0123"
+    assert vector_caption("csp", 0, 0.5) == "vector 1 (u*)  λ=0.5"
+    assert vector_caption("csp", 2, 0.5).startswith("vector 3")
+
+
+def test_missing_vectors_are_said_in_words():
+    assert missing_caption([0.1, 0.2, np.nan]) == "only 2 vectors"
+    assert missing_caption([0.1, np.nan, np.nan]) == "only 1 vector"
+    assert "(none)" not in missing_caption([np.nan] * 3)
+
+
+def test_the_decided_map_and_its_caption():
+    res = types.SimpleNamespace(method="rom", info={"overruled_nodes": np.array([True, False, False, False])})
+    assert decided_caption(res) == "strokes decided (orange): 25% of nodes"
+    assert decided_caption(types.SimpleNamespace(method="rom", info={})) == "rom's own labels"
+    rgba = decided_rgba(np.array([True, False]), np.array([[0, 1], [1, 1]]))
+    assert tuple(rgba[0, 0, :3]) == tuple(DECIDED_COLOURS[1]) and tuple(rgba[1, 1, :3]) == tuple(DECIDED_COLOURS[0])
+
+
+def test_core_says_where_the_strokes_decided():
+    """core.segment's info names the nodes whose final segment is not the method's own."""
+    import warnings
+
+    import core
+
+    img = np.zeros((40, 60, 3))
+    img[:, 30:] = 1.0
+    img += np.random.RandomState(0).normal(0, 0.03, img.shape)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        free = core.segment(img, core.Constraints(), method="e2cp", n_segments=2, max_nodes=60)
+        cut = core.segment(img, core.Constraints(cannot_link=[(20, 5, 20, 20, 1.0)]), method="e2cp",
+                           n_segments=2, max_nodes=60)
+    assert "overruled_nodes" not in free.info  # no strokes: the method's own labels
+    over = cut.info["overruled_nodes"]
+    assert over.shape == cut.node_labels.shape and 0 < over.mean() < 0.5  # the left half was split
