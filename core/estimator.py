@@ -74,7 +74,9 @@ class ConstrainedSpectralClustering(ClusterMixin, BaseEstimator):
     method : str, default 'csp'
         A key of :data:`core.METHODS`.
     n_clusters : int, default 2
-        At least 2 and at most the number of samples.
+        At most the number of samples. 1 is accepted as scikit-learn's clusterers accept it:
+        every sample in cluster 0, no embedding computed (``embedding_`` has no columns); a
+        cannot-link cannot hold then and is warned about.
     affinity : {'rbf', 'precomputed'}, default 'rbf'
         ``'precomputed'`` takes ``X`` as an (n, n) symmetric non-negative affinity.
     gamma : float or None, default None
@@ -116,7 +118,7 @@ class ConstrainedSpectralClustering(ClusterMixin, BaseEstimator):
 
     _parameter_constraints = {
         "method": [StrOptions(set(METHODS))],
-        "n_clusters": [Interval(Integral, 2, None, closed="left")],
+        "n_clusters": [Interval(Integral, 1, None, closed="left")],
         "affinity": [StrOptions({"rbf", "precomputed"})],
         "gamma": [Interval(Real, 0, None, closed="neither"), None],
         "method_params": [dict, None],
@@ -199,6 +201,8 @@ class ConstrainedSpectralClustering(ClusterMixin, BaseEstimator):
             feats = X * np.sqrt(2 * gamma)  # so that K = exp(-||f_i - f_j||^2 / 2)
         m, mw, _ = _links(must_link, n, "must-link")
         c, cw, notes = _links(cannot_link, n, "cannot-link")
+        if self.n_clusters == 1:
+            return self._one_cluster(K, n, gamma, len(c))
         nc = NodeConstraints.from_pairs(n, m, c, mw, cw)
         nc.contradictions = notes + nc.contradictions
         res = run_method(spec, K, nc, int(self.n_clusters), rng, params=params, features=feats,
@@ -208,6 +212,22 @@ class ConstrainedSpectralClustering(ClusterMixin, BaseEstimator):
         self.eigenvalues_ = res.eigenvalues
         self.affinity_matrix_ = res.affinity
         self.info_ = {**res.info, "gamma": gamma}
+        return self
+
+    def _one_cluster(self, K, n: int, gamma, n_cannot: int):
+        """``n_clusters=1``: every sample in cluster 0 (nothing to cut)."""
+        import warnings
+
+        from .errors import ContradictoryConstraintsWarning
+
+        if n_cannot:
+            warnings.warn(f"contradictory constraints: {n_cannot} cannot-link(s) cannot hold with one "
+                          "cluster", ContradictoryConstraintsWarning, stacklevel=3)
+        self.labels_ = np.zeros(n, np.int64)
+        self.embedding_ = np.zeros((n, 0))
+        self.eigenvalues_ = np.zeros(0)
+        self.affinity_matrix_ = K
+        self.info_ = {"gamma": gamma, "overruled": list(range(n_cannot))}
         return self
 
     def fit_predict(self, X, y=None, must_link=None, cannot_link=None):

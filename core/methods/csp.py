@@ -224,6 +224,9 @@ def _by_arpack(g, cache, Bs, n, k, z):
     return mu, W, None
 
 
+BETA_SPAN = 1e12  # |beta| beyond this times lambda_max * vol leaves Q_bar below float precision
+
+
 def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int, cache=None):
     """Algorithm 1: feasible generalised eigenvectors of eq. 15, cheapest first.
 
@@ -292,6 +295,12 @@ def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int, cache=None):
                              "gives a feasible solution (sec. 3.3)")
     if beta is None:
         beta = default_beta(lam_max, vol, n_constraints, n)
+    if beta < -BETA_SPAN * lam_max * vol:
+        raise ParameterError(
+            f"csp: beta = {beta:.6g} is below -{BETA_SPAN:.0e} * lambda_max(Q_bar) * vol = "
+            f"{-BETA_SPAN * lam_max * vol:.6g}: the constraints would vanish next to it in floating "
+            f"point. Use a beta in ({-BETA_SPAN * lam_max * vol:.6g}, {lam_max * vol:.6g}), or leave it "
+            "empty to use eq. 17.")
     if beta >= lam_max * vol * (1.0 - 1e-10):
         raise ParameterError(
             f"csp: beta = {beta:.6g} must be below lambda_max(Q_bar) * vol = {lam_max:.6g} * "
@@ -437,6 +446,12 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, cache=None, *, b
                           "are", ConvergenceWarning, stacklevel=4)
         info.update(beta_eq17=beta17, beta_halvings=halvings)
     nf = sol["n_feasible"]
+    if nf and sol["u"].shape[1] == 0:
+        raise ConvergenceError(
+            f"csp: at beta = {sol['beta']:.4g} every direction counts as feasible (beta <= 0 makes "
+            "Q_bar - beta/vol I positive definite) and the solver, which looks for the few vectors "
+            "of largest generalised eigenvalue, returned none; use a beta in (0, "
+            f"{sol['lambda_max'] * sol['vol']:.6g}) or leave it empty to use eq. 17")
     if nf == 0:
         raise ConvergenceError(f"csp: no feasible eigenvector at beta = {sol['beta']:.4g} (all generalised "
                                "eigenvalues are non-positive); lower beta")

@@ -194,7 +194,8 @@ class EigenView(QWidget):
         ev = np.asarray(result.eigenvalues, float)
         if k >= result.node_embedding.shape[1] or not np.isfinite(ev[k]):
             it.clear()
-            lbl.setText(missing_caption(ev))
+            first_missing = int(np.isfinite(ev[:k]).sum()) == k  # said once, under the first empty slot
+            lbl.setText(missing_caption(ev) if first_missing else "")
             return
         self._set_thumb(k, thumb, result, eigenvector_rgba(result.node_embedding[:, k], thumb))
         lbl.setText(vector_caption(result.method, k, float(ev[k])))

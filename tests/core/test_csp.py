@@ -268,3 +268,17 @@ def test_every_returned_vector_meets_the_bound_on_a_nearly_disconnected_graph():
     seg = core.segment(prep, core.Constraints(must_link=[(8, 8, 20, 60)]), method="csp", n_segments=2)
     assert seg.info["constraint_satisfaction"] > seg.params["beta"]
     assert np.isfinite(seg.eigenvalues[:seg.info["n_feasible"]]).all()
+
+
+@pytest.mark.parametrize("beta", [-1e300, -1e20, -1000.0, 1e300])
+def test_absurd_beta_is_a_clear_error(beta):
+    """A finite but absurd beta is one of segapp's own errors naming the valid range, never
+    an IndexError from an empty embedding (issue "Architecture", item 7)."""
+    import core
+
+    img = np.zeros((40, 60, 3))
+    img[:, 30:] = 1.0
+    img += np.random.RandomState(0).normal(0, 0.02, img.shape)
+    cons = core.Constraints(must_link=[(5, 5, 30, 10, 1.0)], cannot_link=[(20, 10, 20, 50, 1.0)])
+    with pytest.raises(core.SegappError, match="beta"):
+        core.segment(img, cons, method="csp", n_segments=2, max_nodes=60, beta=beta, rounding="paper")

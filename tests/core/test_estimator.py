@@ -12,15 +12,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import core
 from core.errors import InvalidDataError
 
-N_CLUSTERS_1 = ("the check sets n_clusters = 1; constrained clustering needs at least two clusters "
-                "(a cannot-link cannot hold in one) and refuses 1 with a ParameterError")
-SKIPPED = {
-    "check_dont_overwrite_parameters": N_CLUSTERS_1 + "; test_fit_sets_only_trailing_underscore_attributes",
-    "check_fit2d_1sample": N_CLUSTERS_1 + "; test_one_sample_one_feature_one_dimension",
-    "check_fit2d_1feature": N_CLUSTERS_1 + "; test_one_sample_one_feature_one_dimension",
-    "check_fit2d_predict1d": N_CLUSTERS_1 + " (and there is no predict or transform)",
-    "check_methods_subset_invariance": N_CLUSTERS_1 + " (and there is no predict or transform)",
-}
+SKIPPED: dict = {}  # every check applies and passes (n_clusters = 1 is accepted)
 
 
 def _name(check) -> str:
@@ -65,3 +57,14 @@ def test_pairwise_tag_and_clone_keep_method_params():
     assert not get_tags(core.ConstrainedSpectralClustering()).input_tags.pairwise
     c = clone(est)
     assert c.method_params == {"beta": None} and c.method_params is not est.method_params
+
+
+def test_one_cluster_is_accepted_and_a_cannot_link_warned():
+    """n_clusters=1 as scikit-learn's clusterers take it: every sample in cluster 0."""
+    from core.errors import ContradictoryConstraintsWarning
+
+    X = np.random.RandomState(0).rand(12, 2)
+    est = core.ConstrainedSpectralClustering("e2cp", 1, random_state=0)
+    assert (est.fit_predict(X, must_link=[(0, 1)]) == 0).all()
+    with pytest.warns(ContradictoryConstraintsWarning, match="cannot hold with one cluster"):
+        est.fit(X, cannot_link=[(0, 1)])

@@ -31,7 +31,7 @@ PARAMS = {
     "gamma-negative": ({"gamma": -1.0}, "gamma"),
     "gamma-string": ({"gamma": "abc"}, "gamma"),
     "gamma-list": ({"gamma": [1.0]}, "gamma"),
-    "n_clusters-1": ({"n_clusters": 1}, "n_clusters"),
+    "n_clusters-0": ({"n_clusters": 0}, "n_clusters"),
     "n_clusters-fraction": ({"n_clusters": 2.5}, "n_clusters"),
     "n_clusters-string": ({"n_clusters": "2"}, "n_clusters"),
     "n_clusters-above-samples": ({"n_clusters": 25}, "exceeds the 24 samples"),
