@@ -46,6 +46,8 @@ def run(args) -> int:
 
     check_xcb()  # a missing X library is one message naming its package, not Qt's abort
     from PySide6.QtCore import QTimer
+    if args.screenshot:
+        _private_settings()
     from PySide6.QtWidgets import QApplication
 
     from segapp.gui import recovery
@@ -79,6 +81,19 @@ def run(args) -> int:
     if not args.screenshot:
         return app.exec()
     return _screenshot(app, win, args.screenshot, failed)
+
+
+def _private_settings() -> None:
+    """A screenshot reads and writes no one's settings: QSettings go to a fresh temporary
+    folder (defaults for method and K unless given; the recent-files list and the last
+    folder of the user's own settings are left as they are)."""
+    import tempfile
+
+    from PySide6.QtCore import QSettings
+
+    folder = tempfile.mkdtemp(prefix="segapp-screenshot-settings-")
+    for fmt in (QSettings.NativeFormat, QSettings.IniFormat):
+        QSettings.setPath(fmt, QSettings.UserScope, folder)
 
 
 def _screenshot(app, win, out, failed) -> int:

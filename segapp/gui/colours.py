@@ -25,6 +25,8 @@ PALETTE = np.array([
     (255, 205, 130), (110, 205, 255), (205, 125, 0), (255, 255, 255),
 ], dtype=np.uint8)
 GRID = 96
+# The human ground truth's outline: black, a colour no segment (palette slot) is drawn in.
+GROUND_TRUTH_OUTLINE = (0, 0, 0)
 
 
 def label_slot(label: int) -> int:

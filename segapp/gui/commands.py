@@ -53,3 +53,26 @@ class ReplaceAll(QUndoCommand):
 
     def undo(self):
         self.model._reset(self.old)
+
+
+CLEAR_ALL_KEY = "Ctrl+Shift+Delete"
+
+
+def fixed_undo_action(parent, group, text: str, shortcuts):
+    """An Undo or Redo action for ``group`` (a QUndoGroup) whose text stays ``text``: what it
+    would undo is said in its tooltip, so the toolbar button keeps its width and the buttons
+    after it keep their places (Qt's own createUndoAction renames itself "Undo add
+    cannot-link" and pushed "Clear all" away under the pointer)."""
+    from PySide6.QtGui import QAction
+
+    undo = text == "Undo"
+    act = QAction(text, parent, shortcuts=shortcuts)
+    act.triggered.connect(group.undo if undo else group.redo)
+    act.setEnabled(group.canUndo() if undo else group.canRedo())
+    (group.canUndoChanged if undo else group.canRedoChanged).connect(act.setEnabled)
+
+    def describe(what: str) -> None:
+        act.setToolTip(f"{text} {what}" if what else text)
+        act.setStatusTip(act.toolTip())
+    (group.undoTextChanged if undo else group.redoTextChanged).connect(describe)
+    return act

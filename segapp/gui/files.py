@@ -29,7 +29,9 @@ def read_ground_truth(path) -> tuple[list, list]:
     from core.eval import bsds
 
     segs = bsds.load_ground_truth(path)
-    return segs, [boundary_rgba(s) for s in segs]
+    from .colours import GROUND_TRUTH_OUTLINE
+
+    return segs, [boundary_rgba(s, GROUND_TRUTH_OUTLINE) for s in segs]
 
 
 def write_constraints(path, snapshot: dict) -> str:

@@ -22,6 +22,7 @@ SHORTCUTS = (
               ("wheel", "zoom;  middle drag or Space + drag: pan"))),
     ("Edit and files", (("Ctrl+Z", "undo (one step per link, block or brush stroke)"),
                         ("Ctrl+Shift+Z, Ctrl+Y", "redo"),
+                        ("Ctrl+Shift+Delete", "clear all constraints of the image (undoable)"),
                         ("Ctrl+O", "open an image"), ("Ctrl+S", "save constraints"),
                         ("Ctrl+E", "export the label mask"))),
 )

@@ -18,6 +18,7 @@ import core
 from . import persistence, recovery, turns
 from .berkeley import BerkeleyBrowser
 from .canvas import BLOCK, BRUSH, CANNOT, ERASE, MUST, Canvas
+from .commands import CLEAR_ALL_KEY, fixed_undo_action
 from .controller import Controller
 from .focus import return_focus_in
 from .help import add_help_menu
@@ -102,11 +103,10 @@ class MainWindow(QMainWindow):
             a.triggered.connect(lambda _=False, k=k: self._set_block_label(k))
             self.addAction(a)
         tb.addSeparator()
-        undo = self.model.undo_group.createUndoAction(self, "Undo")
-        undo.setShortcuts([QKeySequence.Undo])
-        redo = self.model.undo_group.createRedoAction(self, "Redo")
-        redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
-        clear = QAction("Clear all", self, triggered=self.model.clear)
+        undo = fixed_undo_action(self, self.model.undo_group, "Undo", [QKeySequence.Undo])
+        redo = fixed_undo_action(self, self.model.undo_group, "Redo",
+                                 [QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        clear = QAction("Clear all", self, triggered=self.model.clear, shortcut=QKeySequence(CLEAR_ALL_KEY))
         for a in (undo, redo, clear):
             tb.addAction(a)
         fm = self.menuBar().addMenu("&File")

@@ -260,6 +260,7 @@ def _valid(values: dict, specs: dict, where: str, notes: list) -> dict:
 def save_settings(model) -> None:
     st = settings()
     st.setValue("method", model.method)
+    st.setValue("n_segments", int(model.n_segments))
     st.setValue("method_params", json.dumps(model.method_params))
     st.setValue("rep_params", json.dumps(model.rep_params))
 
@@ -268,6 +269,9 @@ def load_settings(model) -> list[str]:
     """Restore the last method and parameters; returns notes on what was dropped."""
     st = settings()
     data, notes = {"method": st.value("method")}, []
+    k = st.value("n_segments")
+    if k is not None:  # INI settings come back as text
+        data["n_segments"] = int(k) if isinstance(k, str) and k.strip().isdigit() else k
     for key in ("method_params", "rep_params"):
         text = st.value(key)
         try:

@@ -39,3 +39,15 @@ def test_screenshot_into_a_missing_folder_is_one_line_and_exit_2(tmp_path):
         r = _run(tmp_path, DEMO_IMAGE, "--screenshot", out)
         assert r.returncode == 2
         assert r.stderr.strip().count("\n") == 0 and r.stderr.startswith("segapp: error: cannot write ")
+
+
+def test_screenshot_touches_no_settings(tmp_path):
+    """A headless screenshot leaves the user's recent files, last folder, method and K as
+    they were (issue "A newcomer's first hour")."""
+    conf = tmp_path / "c" / "segapp" / "segapp.conf"
+    conf.parent.mkdir(parents=True)
+    text = "[General]\nmethod=rom\nn_segments=4\nlast_folder=/somewhere\nrecent=/x/a.png\n"
+    conf.write_text(text)
+    r = _run(tmp_path, DEMO_IMAGE, "--screenshot", tmp_path / "shot.png", "--method", "e2cp", "--segments", "3")
+    assert r.returncode == 0, r.stderr
+    assert conf.read_text() == text

@@ -1,0 +1,39 @@
+"""Window defects a newcomer met (issue "A newcomer's first hour"), each with a test that
+failed before its fix."""
+
+from PySide6.QtGui import QAction, QKeySequence
+
+from segapp.gui import persistence
+from segapp.gui.colours import GROUND_TRUTH_OUTLINE, PALETTE
+from segapp.gui.session import SessionModel
+
+from .conftest import make_window, settle
+
+
+def _action(w, text):
+    return next(a for a in w.findChildren(QAction) if a.text() == text)
+
+
+def test_undo_keeps_its_text_and_clear_all_has_a_shortcut(qtbot):
+    w = make_window(qtbot)
+    undo = _action(w, "Undo")
+    w.model.add_link("cannot_link", 5, 5, 40, 60)
+    settle(qtbot, w)
+    assert undo.text() == "Undo" and undo.isEnabled()  # the button keeps its width
+    assert undo.toolTip() == "Undo add cannot-link"  # what it would undo is in the tooltip
+    undo.trigger()
+    assert not w.model.items("cannot_link") and not undo.isEnabled()
+    assert _action(w, "Clear all").shortcut() == QKeySequence("Ctrl+Shift+Delete")
+
+
+def test_ground_truth_outline_is_a_colour_no_segment_uses():
+    assert tuple(GROUND_TRUTH_OUTLINE) not in {tuple(int(v) for v in c) for c in PALETTE}
+
+
+def test_the_number_of_segments_is_remembered(qtbot):
+    w = make_window(qtbot)
+    w.model.set_segments(4)
+    persistence.save_settings(w.model)
+    fresh = SessionModel()
+    persistence.load_settings(fresh)
+    assert fresh.n_segments == 4
