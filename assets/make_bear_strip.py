@@ -2,7 +2,7 @@
 
 Run from the repository (the BSDS500 images beside it, ``../shared/bsds500``)::
 
-    python assets/make_bear_strip.py [--method e2cp] [--out assets/bear-sequence.png]
+    python assets/make_bear_strip.py [--method e2cp] [--colouring ncut|walk] [--out assets/bear-sequence.png]
 
 For each r = 1..5 it saves the first r strokes of the sequence of the issue "Strokes as
 people draw them" (must-links bear's head -> back, belly -> cub, one across the water, then
@@ -41,6 +41,7 @@ def main(argv=None) -> int:
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--method", default="e2cp")
+    p.add_argument("--colouring", default="ncut", help="rounding_colouring (default: ncut)")
     p.add_argument("--out", default=str(ROOT / "assets" / "bear-sequence.png"))
     a = p.parse_args(argv)
     if not IMAGE.exists():
@@ -56,6 +57,7 @@ def main(argv=None) -> int:
             cons.to_json(cfile)
             subprocess.run([sys.executable, "-c", "import sys; from segapp.cli import main; sys.exit(main())", str(IMAGE), "--segments", "2", "--method",
                             a.method, "--constraints", str(cfile), "--screenshot", str(shot),
+                            "--param", f"rounding_colouring={a.colouring}",
                             "--size", "1366x768"], env=env, check=True, stdout=subprocess.DEVNULL)
             win = Image.open(shot).convert("RGB")
             canvas = _canvas(np.asarray(win))

@@ -67,6 +67,8 @@ def run(args) -> int:
         model.set_method(args.method)
     if args.segments:
         model.set_segments(args.segments)
+    for name, value in getattr(args, "params", {}).items():
+        model.set_param(name, value)
     then = (lambda: controller.load_constraints(args.constraints)) if args.constraints else None  # noqa: E731
     if args.screenshot:
         controller.open_image(args.image or str(DEMO_IMAGE), then)

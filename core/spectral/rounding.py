@@ -17,7 +17,7 @@ its own.
    methods receive as constraints) are not joined here: they are the method's evidence,
    not the user's word (joining them merged the groups of two segments of similar colour
    and cost up to 0.3 ARI on the tuning images, ``bench/results/tuning.md``).
-2. **Colour** (default, ``rounding_colouring='ncut'``, :func:`_ncut_rounding`). The groups
+2. **Colour.** With ``rounding_colouring='ncut'`` (:func:`_ncut_rounding`) the groups
    (must-link components) are put into segments by the normalised cut (Shi & Malik) between
    their territories on the image graph: the effective conductance between groups (the
    Schur complement of the graph Laplacian onto the seeds) over the volume of the nodes
@@ -32,10 +32,16 @@ its own.
    (up to :data:`NCUT_EXACT` colourings), local moves beyond. The result on screen
    (``previous``) only numbers the segments (``rounding_stability`` in the Hungarian
    numbering), so the partition never depends on the order of the strokes.
-   ``'walk'`` (the previous default) colours by the walk's energy alone (a Potts energy,
+   ``'walk'`` (the default) colours by the walk's energy alone (a Potts energy,
    branch and bound from a DSatur greedy colouring, exact up to 40 groups unless 2000
    steps run out), where ``rounding_stability`` does move groups: a group pays it for each
-   of its nodes that had another segment on screen; ``'embedding'`` by the method's
+   of its nodes that had another segment on screen. Which is the default was measured on
+   the 200 training images (``bench/results/tuning.md``, 2026-11-25): ``'ncut'`` lifts the
+   people-like users (regions first, K = 2: final ARI 0.32-0.39 -> 0.58-0.62, collapsed
+   results and blob cannot-links from 6-19% / 12-20% to under 3%, order dependence 0) but
+   costs the error-centre user (NoC@0.80 3.02 -> 3.11 at K = 2, 4.90 -> 6.01 at K = 3, where
+   it falls below random walker after round 5), so ``'walk'`` stays the default until
+   ``'ncut'`` keeps that user where it is. ``'embedding'`` colours by the method's
    embedding alone. When no colouring exists with ``n_clusters`` segments, the oldest
    cannot-links are dropped until one does.
 3. **Fill.** With ``'ncut'``: while the strokes have not reached every segment, the method's
@@ -83,13 +89,15 @@ ROUNDING_PARAMS = (
               "labels, pulled in with this weight (0: no walk; every other node takes the "
               "nearest segment of the method's embedding).",
               low=0.0, high=1e6),
-    ParamSpec("rounding_colouring", str, "ncut",
+    ParamSpec("rounding_colouring", str, "walk",
               "Constrained rounding: how the groups of must-linked stroke ends get their "
-              "segments: ncut (the normalised cut between the groups' territories on the image "
-              "graph, so a stroke end does not get a segment of its own as a blob), walk (the "
-              "image graph's random-walk energy, the cut alone), the method's embedding "
-              "breaking ties in both; or embedding (the method's embedding alone; also what "
-              "ncut and walk mean when rounding_prior is 0, as there is then no walk).",
+              "segments: walk (the image graph's random-walk energy, the cut alone; best for "
+              "strokes placed where the result is wrong), ncut (the normalised cut between the "
+              "groups' territories plus how they look: no blob cannot-links, no collapse, the "
+              "same result whatever the stroke order; best for strokes drawn regions first), "
+              "the method's embedding breaking ties in both; or embedding (the method's "
+              "embedding alone; also what ncut and walk mean when rounding_prior is 0, as "
+              "there is then no walk).",
               choices=COLOURINGS),
     ParamSpec("rounding_looks", float, 2.0,
               "Constrained rounding with rounding_colouring=ncut: the weight of what the "

@@ -21,6 +21,9 @@ def parser() -> argparse.ArgumentParser:
                    help="open, segment, save a picture of the window and exit (works offscreen)")
     p.add_argument("--size", metavar="WxH", type=window_size,
                    help="with --screenshot: the window's size, e.g. 1366x768 (as if maximised on such a screen)")
+    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="a representation or method parameter, as the side panel's form sets it "
+                        "(e.g. rounding_colouring=ncut)")
     add_max_pixels(p)
     return p
 
@@ -36,6 +39,20 @@ def window_size(text: str) -> tuple[int, int]:
     if not (320 <= w <= 10000 and 240 <= h <= 10000):
         raise argparse.ArgumentTypeError(f"size {w}x{h} is outside 320x240 .. 10000x10000")
     return w, h
+
+
+def _checked_params(items, method) -> dict:
+    """``--param`` items validated against the representation's and the method's specs
+    (one-line ParameterError naming the valid ones)."""
+    import core
+    from core.params import resolve
+
+    from .common import parse_params
+
+    given = parse_params(items)
+    specs = tuple(core.REPRESENTATION_PARAMS) + tuple(core.METHODS[method or "csp"].params)
+    full = resolve(specs, dict(given), "--param")
+    return {k: full[k] for k in given}
 
 
 def no_display() -> bool:
@@ -57,6 +74,7 @@ def main(argv) -> int:
     if a.max_pixels is not None:  # the window and its worker process read the environment
         os.environ[MAX_PIXELS_ENV] = str(max_pixels_limit(a.max_pixels))
     check_outputs([a.screenshot], inputs=[a.image, a.constraints])
+    a.params = _checked_params(a.param, a.method)
     if not a.screenshot and no_display():
         raise core.SegappError("no display to open the window on (DISPLAY and WAYLAND_DISPLAY are not set); "
                                "'segapp segment IMAGE' segments without a window, '--screenshot OUT.png' "

@@ -1,4 +1,4 @@
-"""Step 2 of the constrained rounding with rounding_colouring='ncut' (the default): groups of
+"""Step 2 of the constrained rounding with rounding_colouring='ncut': groups of
 stroke ends go into segments by the normalised cut between their territories and what the
 territories look like; segments no stroke reached are seeded by the method's result."""
 
@@ -109,7 +109,8 @@ def test_regions_first_strokes_give_the_regions(method):
         cons = people.constraints_of(strokes[:r])
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            seg = core.segment(img, cons, method=method, n_segments=2, max_nodes=300, previous=shown.get("s"))
+            seg = core.segment(img, cons, method=method, n_segments=2, max_nodes=300, previous=shown.get("s"),
+                               rounding_colouring="ncut")
         shown["s"] = seg
         h = people.health(seg.labels, target, cons, 2)
         assert h["collapsed"] == 0 and h["blob_cannot"] == 0, (r, h)
@@ -124,7 +125,7 @@ def test_one_must_link_does_not_empty_the_other_segment(method):
     cons = core.Constraints(must_link=[(22, 55, 38, 66, 1.0)])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        seg = core.segment(img, cons, method=method, n_segments=2, max_nodes=300)
+        seg = core.segment(img, cons, method=method, n_segments=2, max_nodes=300, rounding_colouring="ncut")
     share = np.bincount(seg.labels.ravel(), minlength=2) / seg.labels.size
     assert share.min() >= 0.03, share
 
@@ -137,8 +138,9 @@ def test_the_result_on_screen_changes_numbers_only():
     wrong = np.zeros(target.shape, np.int64)  # a collapsed result on screen
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        one = core.segment(img, cons, method="e2cp", n_segments=2, max_nodes=300)
-        shown = core.segment(img, cons, method="e2cp", n_segments=2, max_nodes=300, previous=wrong)
+        one = core.segment(img, cons, method="e2cp", n_segments=2, max_nodes=300, rounding_colouring="ncut")
+        shown = core.segment(img, cons, method="e2cp", n_segments=2, max_nodes=300, previous=wrong,
+                             rounding_colouring="ncut")
     assert metrics.adjusted_rand(one.labels.ravel(), shown.labels.ravel()) == pytest.approx(1.0)
 
 
@@ -162,7 +164,8 @@ def test_the_bear_sequence_drawn_as_in_the_window(method):
         cons = people.constraints_of(BEAR_SEQUENCE[:r])
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            shown = core.segment(img, cons, method=method, n_segments=2, previous=shown)
+            shown = core.segment(img, cons, method=method, n_segments=2, previous=shown,
+                                 rounding_colouring="ncut")
         share = np.bincount(shown.labels.ravel(), minlength=2) / shown.labels.size
         assert share.min() >= 0.03, (r, share)  # never a single segment on the way
     L = shown.labels
