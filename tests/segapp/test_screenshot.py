@@ -51,3 +51,10 @@ def test_screenshot_touches_no_settings(tmp_path):
     r = _run(tmp_path, DEMO_IMAGE, "--screenshot", tmp_path / "shot.png", "--method", "e2cp", "--segments", "3")
     assert r.returncode == 0, r.stderr
     assert conf.read_text() == text
+
+
+def test_param_sets_the_form_and_a_bad_one_is_one_line(tmp_path):
+    r = _run(tmp_path, DEMO_IMAGE, "--screenshot", tmp_path / "s.png", "--param", "bogus=1")
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "rounding_colouring" in r.stderr
+    r = _run(tmp_path, DEMO_IMAGE, "--screenshot", tmp_path / "s.png", "--param", "rounding_colouring=ncut")
+    assert r.returncode == 0, r.stderr
