@@ -207,6 +207,14 @@ def honoured_stats(cons, added: dict, labels) -> tuple[float, float]:
     return (float(flags.mean()) if len(flags) else np.nan), (float(new.all()) if len(new) else np.nan)
 
 
+def by_image(rows, step: str = "round", value: str | None = None) -> dict:
+    """``{image: {step: row}}`` (or ``row[value]``) of ``rows``."""
+    out: dict = {}
+    for r in rows:
+        out.setdefault(r["image"], {})[r[step]] = r if value is None else r[value]
+    return out
+
+
 def summarise(rows, methods, rounds):
     """Per method: mean ARI after rounds 0, 1, 3, 5, 10; NoC@0.80 / 0.90; the mean fraction of
     constraints honoured over rounds 1..R (``honoured``) and after round R (``hon@R``); the
@@ -216,9 +224,7 @@ def summarise(rows, methods, rounds):
         mr = [r for r in rows if r["method"] == m and r["round"] >= 0]
         if not mr:
             continue
-        by_img = {}
-        for r in mr:
-            by_img.setdefault(r["image"], {})[r["round"]] = r["ari"]
+        by_img = by_image(mr, value="ari")
         rec = {"method": m}
         for t in SUMMARY_ROUNDS:
             if t <= rounds:
@@ -249,9 +255,7 @@ def people_summary(rows, methods, k):
         mr = [r for r in rows if r["method"] == m and r["round"] >= 0]
         if not mr:
             continue
-        by_img = {}
-        for r in mr:
-            by_img.setdefault(r["image"], {})[r["round"]] = r
+        by_img = by_image(mr)
         ends = [v[max(v)] for v in by_img.values()]
         n_strokes = sum(max(v) for v in by_img.values())
         rec = {"method": m,

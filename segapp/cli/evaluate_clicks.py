@@ -55,14 +55,14 @@ def click_summary(rows, methods) -> list[dict]:
     and the representation's ceiling (mean; images under 0.90)."""
     from core.eval.clicks import MAX_CLICKS, noc
 
+    from .evaluate import by_image
+
     out = []
     for m in methods:
         mr = [r for r in rows if r["method"] == m and r["click"] >= 1]
         if not mr:
             continue
-        by_img = {}
-        for r in mr:
-            by_img.setdefault(r["image"], {})[r["click"]] = r["iou"]
+        by_img = by_image(mr, "click", "iou")
         rec = {"method": m,
                "NoC@85": float(np.mean([noc(v, 0.85) for v in by_img.values()])),
                "NoC@90": float(np.mean([noc(v, 0.90) for v in by_img.values()])),
@@ -83,13 +83,12 @@ def per_click_table(rows, methods) -> str:
     keeps its last IoU)."""
     from core.eval.clicks import MAX_CLICKS
 
+    from .evaluate import by_image
+
     lines = ["| method | " + " | ".join(str(k) for k in range(1, MAX_CLICKS + 1)) + " |",
              "|---|" + "---|" * MAX_CLICKS]
     for m in methods:
-        by_img = {}
-        for r in rows:
-            if r["method"] == m and r["click"] >= 1:
-                by_img.setdefault(r["image"], {})[r["click"]] = r["iou"]
+        by_img = by_image([r for r in rows if r["method"] == m and r["click"] >= 1], "click", "iou")
         if not by_img:
             continue
         vals = [np.mean([v[max(c for c in v if c <= k)] for v in by_img.values()]) for k in range(1, MAX_CLICKS + 1)]
