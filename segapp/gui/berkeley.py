@@ -36,8 +36,19 @@ class _Thumbs(QRunnable):
                 qimg = QImage(a.data, a.shape[1], a.shape[0], 3 * a.shape[1], QImage.Format_RGB888).copy()
             except Exception:  # noqa: BLE001 - an unreadable file just has no thumbnail
                 continue
-            self.sink.ready.emit(k, qimg)
-        self.sink.done.emit()
+            if not self._emit(self.sink.ready, k, qimg):
+                return
+        self._emit(self.sink.done)
+
+    @staticmethod
+    def _emit(signal, *args) -> bool:
+        """Emit, or say False when the window (and the sink) is gone: the pool thread ends
+        quietly instead of dying with "Signal source has been deleted"."""
+        try:
+            signal.emit(*args)
+        except RuntimeError:
+            return False
+        return True
 
 
 class _Sink(QObject):

@@ -253,7 +253,7 @@ class MainWindow(QMainWindow):
 
     # -- Berkeley, drag and drop, recent ----------------------------------------------
     def open_berkeley_dialog(self):
-        d = QFileDialog.getExistingDirectory(self, "Open Berkeley folder",
+        d = QFileDialog.getExistingDirectory(self, "Open Berkeley folder (the one holding images/ and groundTruth/)",
                                              persistence.settings().value("last_folder", ""))
         if d:
             self.open_berkeley(d)
@@ -264,6 +264,9 @@ class MainWindow(QMainWindow):
         except core.SegappError as e:
             self.controller.error(str(e))
             return False
+        # a good folder replaces what an earlier, rejected one said
+        self.controller.statusChanged.emit(f"Berkeley folder: {len(self.berkeley.items)} images in {root}", "",
+                                           False)
         return True
 
     def dragEnterEvent(self, ev):

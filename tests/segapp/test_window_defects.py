@@ -37,3 +37,13 @@ def test_the_number_of_segments_is_remembered(qtbot):
     fresh = SessionModel()
     persistence.load_settings(fresh)
     assert fresh.n_segments == 4
+
+
+def test_a_good_berkeley_folder_replaces_the_error_of_a_rejected_one(qtbot, tmp_path):
+    from tests.conftest import BSDS
+
+    w = make_window(qtbot)
+    assert not w.open_berkeley(tmp_path)  # not in the layout
+    assert w.status.text().startswith("⚠")
+    assert w.open_berkeley(BSDS)
+    assert not w.status.text().startswith("⚠") and "Berkeley folder: 200 images" in w.status.text()
