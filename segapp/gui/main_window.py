@@ -288,9 +288,14 @@ class MainWindow(QMainWindow):
 
     # -- file dialogs ---------------------------------------------------------------
     def _save_path(self, title, suffix, filt="PNG (*.png)"):
-        folder = Path(persistence.settings().value("last_folder", "") or ".")
+        """Ask where to write; the dialog starts where the user last saved (else the image's
+        folder), not in the data set's folder."""
+        st = persistence.settings()
+        folder = Path(st.value("last_save_folder", "") or st.value("last_folder", "") or ".")
         stem = self.model.path.stem if self.model.path else "segapp"
         path, _ = QFileDialog.getSaveFileName(self, title, str(folder / f"{stem}_{suffix}"), filt)
+        if path:
+            st.setValue("last_save_folder", str(Path(path).parent))
         return path
 
     def open_dialog(self):

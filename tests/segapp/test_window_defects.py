@@ -47,3 +47,20 @@ def test_a_good_berkeley_folder_replaces_the_error_of_a_rejected_one(qtbot, tmp_
     assert w.status.text().startswith("⚠")
     assert w.open_berkeley(BSDS)
     assert not w.status.text().startswith("⚠") and "Berkeley folder: 200 images" in w.status.text()
+
+
+def test_save_dialogs_start_where_the_user_last_saved(qtbot, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog
+
+    w = make_window(qtbot)
+    persistence.settings().setValue("last_folder", "/data/set/images")
+    asked = []
+
+    def fake(parent, title, start, filt):
+        asked.append(start)
+        return str(tmp_path / "out" / "mask.png"), filt
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(fake))
+    w._save_path("Export", "labels.png")
+    w._save_path("Export", "labels.png")
+    assert asked[0].startswith("/data/set/images")  # nothing saved yet: the image's folder
+    assert asked[1].startswith(str(tmp_path / "out"))  # then where the user last saved
