@@ -40,13 +40,15 @@ def test_the_number_of_segments_is_remembered(qtbot):
 
 
 def test_a_good_berkeley_folder_replaces_the_error_of_a_rejected_one(qtbot, tmp_path):
-    from tests.conftest import BSDS
+    from tests.helpers import make_bsds
 
+    good = make_bsds(tmp_path / "bsds", n=2, h=40, w=60)
+    (tmp_path / "empty").mkdir()
     w = make_window(qtbot)
-    assert not w.open_berkeley(tmp_path)  # not in the layout
+    assert not w.open_berkeley(tmp_path / "empty")  # not in the layout
     assert w.status.text().startswith("⚠")
-    assert w.open_berkeley(BSDS)
-    assert not w.status.text().startswith("⚠") and "Berkeley folder: 200 images" in w.status.text()
+    assert w.open_berkeley(good)
+    assert not w.status.text().startswith("⚠") and "Berkeley folder: 2 images" in w.status.text()
 
 
 def test_save_dialogs_start_where_the_user_last_saved(qtbot, tmp_path, monkeypatch):
