@@ -435,18 +435,19 @@ def ncut_colouring(C: np.ndarray, vol: np.ndarray, apart: list, k: int, unary: n
                    looks_weight: float = 0.0, min_colours: int | None = None) -> np.ndarray | None:
     """Colouring of groups into ``k`` colours minimising the normalised cut between colours.
 
-    ``sum_c cut(c) / vol(c) + sum_g unary[g, colour_g] + looks_weight * A``, where ``cut(c)`` is the effective
+    ``sum_c cut(c) / vol(c) + looks_weight * A``, where ``cut(c)`` is the effective
     conductance (``C``, :func:`group_conductance`) between the groups of colour ``c`` and the
     others and ``vol(c)`` the volume of their territories: Shi & Malik's normalised cut on
     the graph the random walker sees between the groups. Unlike the Potts energy (the cut
     alone), it does not pay to give a single stroke end a colour of its own (a blob): a
     group's small territory makes its cut expensive. ``A`` (with ``looks``, shape
-    (n_groups, B), each group's territory appearance, :func:`territory_looks`) is the
-    within-colour scatter of the appearances weighted by territory volume, over the total
-    volume (weighted k-means): groups that look alike pay for different colours, so two
-    strokes in one region of fur or water, far apart on the graph, share a segment. Cannot-linked groups (``apart``)
-    differ, and ``min(k, n_groups)`` colours are used (a stroke group never leaves a segment
-    empty that another stroke group could fill; an empty colour would cost nothing).
+    (n_groups, B), what each group looks like, :func:`territory_looks`) is the within-colour
+    scatter of the looks, every group weighing alike (k-means on the groups): groups that
+    look alike pay for different colours, so two strokes in one region of fur or water, far
+    apart on the graph, share a segment. Cannot-linked groups (``apart``) differ, and
+    ``min(k, n_groups)`` colours are used (``min_colours`` lowers that; an empty colour would
+    cost nothing). ``unary`` (n_groups, k) only numbers the colours of the partition found
+    (:func:`_cheapest_numbering`); it does not choose the partition.
 
     Exact by enumeration up to :data:`NCUT_EXACT` colourings (colour symmetry removed: the
     first group takes colour 0, and so on), else single-group moves from ``start`` (or the
@@ -532,15 +533,15 @@ def _cheapest_numbering(colour: np.ndarray, U: np.ndarray) -> np.ndarray:
 LOOK_BINS = 12  # colours of the codebook a territory's histogram counts
 
 
-def territory_looks(appearance, territory: np.ndarray, n_groups: int) -> np.ndarray:
-    """What each group's territory looks like: the square root of its colour histogram.
+def territory_looks(codes, territory: np.ndarray, n_groups: int) -> np.ndarray:
+    """What each group's nodes look like: the square root of their colour histogram.
 
     Parameters
     ----------
-    appearance : tuple (colors, sizes)
-        Node mean colours, shape (n, 3), and pixel counts, shape (n,).
+    codes : tuple (code, sizes)
+        :func:`colour_codes` of the image's nodes.
     territory : ndarray, shape (n,), int
-        Group of each node (:func:`group_conductance` with ``volumes``).
+        Group of each node (-1: none), e.g. :func:`group_conductance`'s territories.
     n_groups : int
 
     Returns
@@ -551,7 +552,7 @@ def territory_looks(appearance, territory: np.ndarray, n_groups: int) -> np.ndar
         colours, seeded), so squared distances between rows are twice the squared
         Hellinger distances of the histograms.
     """
-    code, sizes = colour_codes(appearance)
+    code, sizes = codes
     H = _histograms(code, sizes, territory, n_groups)
     return np.sqrt(H / np.maximum(H.sum(1, keepdims=True), 1e-12))
 
@@ -579,14 +580,15 @@ def _histograms(code, sizes, owner, n_owners: int) -> np.ndarray:
     return H
 
 
-def appearance_prior(appearance, owner: np.ndarray, k: int) -> np.ndarray:
+def appearance_prior(codes, owner: np.ndarray, k: int) -> np.ndarray:
     """How much each node looks like each segment: ``P[i, c]`` is the share of segment
     ``c``'s pixels (its nodes in ``owner``) in node ``i``'s colour of the codebook, over
     the segments (rows sum to 1; a colour no segment has: uniform).
 
     Parameters
     ----------
-    appearance : tuple (colors, sizes)
+    codes : tuple (code, sizes)
+        :func:`colour_codes` of the image's nodes.
     owner : ndarray, shape (n,), int
         Segment of each node (-1: none).
     k : int
@@ -595,7 +597,7 @@ def appearance_prior(appearance, owner: np.ndarray, k: int) -> np.ndarray:
     -------
     ndarray, shape (n, k)
     """
-    code, sizes = colour_codes(appearance)
+    code, sizes = codes
     H = _histograms(code, sizes, owner, k)
     H /= np.maximum(H.sum(1, keepdims=True), 1e-12)  # each segment's colour distribution
     P = H[:, code].T + 1e-3
@@ -843,7 +845,7 @@ def _look_samples(nc, res: Resolution) -> np.ndarray:
 
 def _ncut_rounding(nc, E, labels, mu, res: Resolution, seeds, graph, k: int, unary, appearance,
                    looks_weight: float, prior_weight: float, appearance_weight: float = 0.0) -> np.ndarray:
-    """Steps 2-4 with ``colouring='ncut'`` (the default).
+    """Steps 2-4 with ``colouring='ncut'``.
 
     2. The groups of stroke ends are coloured by :func:`ncut_colouring`: the normalised cut
        between their territories on the image graph (:func:`group_conductance`) plus
@@ -894,9 +896,10 @@ def _ncut_rounding(nc, E, labels, mu, res: Resolution, seeds, graph, k: int, una
     C, vol, territory = group_conductance(graph, user, res.group[user], n_groups, volumes=True)
     sample = _look_samples(nc, res)
     looks = None
-    if appearance is not None:  # the strokes' surroundings and the territories, equally
-        looks = np.hstack([territory_looks(appearance, sample, n_groups),
-                           territory_looks(appearance, territory, n_groups)]) / np.sqrt(2)
+    codes = colour_codes(appearance) if appearance is not None else None  # one codebook per call
+    if codes is not None:  # the strokes' surroundings and the territories, equally
+        looks = np.hstack([territory_looks(codes, sample, n_groups),
+                           territory_looks(codes, territory, n_groups)]) / np.sqrt(2)
     apart = list(res.apart)
 
     def colouring():
@@ -947,10 +950,10 @@ def _ncut_rounding(nc, E, labels, mu, res: Resolution, seeds, graph, k: int, una
     weight = np.full(k, float(prior_weight))
     got = sorted(reached)
     prior[:, got] = 0.0  # reached segments: mass from their seeds only ...
-    if appearance is not None and appearance_weight > 0 and got:
+    if codes is not None and appearance_weight > 0 and got:
         # ... and from how much a node looks like the territories of their groups
         owner = np.where(sample >= 0, colour[np.maximum(sample, 0)], -1) if n_groups else sample
-        prior[:, got] = appearance_prior(appearance, owner, k)[:, got]
+        prior[:, got] = appearance_prior(codes, owner, k)[:, got]
         weight[got] = appearance_weight
     return prior_walk(graph, seeds_w, labels_w, prior, weight)
 

@@ -336,12 +336,26 @@ def chart(rows, methods, rounds, path) -> None:
     save_png(path, np.asarray(im))
 
 
-def csv_text(rows, methods) -> str:
+def csv_text(rows, methods, keys=CSV_KEYS, step: str = "round") -> str:
+    """The rows as CSV, by image, method (in ``methods``' order) and ``step``."""
     buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=CSV_KEYS, restval="", lineterminator="\n")
+    w = csv.DictWriter(buf, fieldnames=keys, restval="", lineterminator="\n")
     w.writeheader()
-    w.writerows(sorted(rows, key=lambda r: (r["image"], methods.index(r["method"]), r["round"])))
+    w.writerows(sorted(rows, key=lambda r: (r["image"], methods.index(r["method"]), r[step])))
     return buf.getvalue()
+
+
+def run_images(fn, items, jobs: int, *args) -> list:
+    """``fn(item, *args)`` (a list of rows) for every item, ``jobs`` images in parallel
+    (joblib), progress on a terminal; all rows."""
+    from joblib import Parallel, delayed
+
+    rows, t0 = [], time.perf_counter()
+    gen = Parallel(n_jobs=jobs, return_as="generator_unordered")(delayed(fn)(it, *args) for it in items)
+    for n, r in enumerate(gen, 1):
+        rows.extend(r)
+        _progress(n, len(items), t0)
+    return rows
 
 
 def _main_objects(a, argv, methods, params, out, summary_path) -> int:
@@ -354,23 +368,12 @@ def _main_objects(a, argv, methods, params, out, summary_path) -> int:
 
     methods = [m for m in methods if m in core.METHODS and m != "ncut" or m == ANCHOR]
     items = clicks.find_objects(a.objects)[: a.limit]
-    from joblib import Parallel, delayed
-
-    rows, t0 = [], time.perf_counter()
-    gen = Parallel(n_jobs=a.jobs, return_as="generator_unordered")(
-        delayed(evaluate_object)(it, methods, a.clicks, params, a.max_pixels) for it in items)
-    for n, r in enumerate(gen, 1):
-        rows.extend(r)
-        _progress(n, len(items), t0)
+    rows = run_images(evaluate_object, items, a.jobs, methods, a.clicks, params, a.max_pixels)
     summary = click_summary(rows, methods)
     failed = [r for r in rows if r["click"] < 0]
     if not summary:
         raise core.SegappError(f"every method failed on every image; first error: {failed[0]['error']}")
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=CLICK_KEYS, restval="", lineterminator="\n", extrasaction="ignore")
-    w.writeheader()
-    w.writerows(sorted(rows, key=lambda r: (r["image"], methods.index(r["method"]), r["click"])))
-    atomic_write_text(out, buf.getvalue())
+    atomic_write_text(out, csv_text(rows, methods, CLICK_KEYS, "click"))
     text = table(summary)
     print(text)
     atomic_write_text(summary_path, f"segapp evaluate {' '.join(argv)}\n\n{len(items)} images, K=2, "
@@ -410,15 +413,8 @@ def main(argv) -> int:
     items = bsds.with_ground_truth(bsds.find_images(a.bsds, a.split), a.bsds)[: a.limit]
     for it in items:
         bsds.check_item(it)
-    from joblib import Parallel, delayed
-
-    rows, t0 = [], time.perf_counter()
-    gen = Parallel(n_jobs=a.jobs, return_as="generator_unordered")(
-        delayed(evaluate_image)(it, methods, a.segments, a.rounds, a.mode, params, a.max_pixels, a.user)
-        for it in items)
-    for n, r in enumerate(gen, 1):
-        rows.extend(r)
-        _progress(n, len(items), t0)
+    rows = run_images(evaluate_image, items, a.jobs, methods, a.segments, a.rounds, a.mode, params,
+                      a.max_pixels, a.user)
     people = a.user != "error-centre"
     rounds = max((r["round"] for r in rows), default=0) if people else a.rounds
     summary = people_summary(rows, methods, a.segments) if people else summarise(rows, methods, a.rounds)

@@ -50,8 +50,16 @@ def _checked_params(items, method) -> dict:
     from .common import parse_params
 
     given = parse_params(items)
-    specs = tuple(core.REPRESENTATION_PARAMS) + tuple(core.METHODS[method or "csp"].params)
-    full = resolve(specs, dict(given), "--param")
+    rep = tuple(core.REPRESENTATION_PARAMS)
+    if method is None:  # the window's method is the stored one: its own form checks the values
+        known = {p.name for p in rep}.union(*({p.name for p in m.params} for m in core.METHODS.values()))
+        unknown = sorted(set(given) - known)
+        if unknown:
+            raise core.ParameterError(f"unknown parameter {unknown[0]!r} for --param; valid parameters: "
+                                      f"{', '.join(sorted(known))}")
+        full = resolve(rep, {k: v for k, v in given.items() if k in {p.name for p in rep}}, "--param")
+        return {k: full.get(k, v) for k, v in given.items()}
+    full = resolve(rep + tuple(core.METHODS[method].params), dict(given), "--param")
     return {k: full[k] for k in given}
 
 

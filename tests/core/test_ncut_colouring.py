@@ -10,7 +10,7 @@ import pytest
 
 import core
 from core.eval import metrics, people
-from core.spectral.rounding import _cheapest_numbering, ncut_colouring, territory_looks
+from core.spectral.rounding import _cheapest_numbering, colour_codes, ncut_colouring, territory_looks
 
 CONSTRAINED = [m for m in core.METHODS if m != "ncut"]
 
@@ -85,7 +85,7 @@ def test_territory_looks_are_unit_histograms():
     colors = np.r_[np.zeros((20, 3)), np.ones((20, 3))]
     sizes = np.ones(40)
     terr = np.r_[np.zeros(20, int), np.ones(20, int)]
-    L = territory_looks((colors, sizes), terr, 2)
+    L = territory_looks(colour_codes((colors, sizes)), terr, 2)
     assert np.allclose((L ** 2).sum(1), 1.0) and L[0] @ L[1] == pytest.approx(0.0)
 
 
