@@ -66,7 +66,7 @@ def pad_embedding(res: SpectralResult, m: int = MIN_SHOWN) -> SpectralResult:
 def run_method(spec: MethodSpec, K, nc: NodeConstraints, n_clusters: int, rng, *, params: dict,
                features: np.ndarray | None = None, warn: bool = True,
                rounding: str = "constrained", rounding_prior: float = 0.0,
-               rounding_colouring: str = "walk", graph=None,
+               rounding_colouring: str = "auto", graph=None,
                cache=None, rounding_nc: NodeConstraints | None = None,
                parent: np.ndarray | None = None, previous: np.ndarray | None = None,
                rounding_stability: float = 0.0, appearance=None,

@@ -32,16 +32,16 @@ its own.
    (up to :data:`NCUT_EXACT` colourings), local moves beyond. The result on screen
    (``previous``) only numbers the segments (``rounding_stability`` in the Hungarian
    numbering), so the partition never depends on the order of the strokes.
-   ``'walk'`` (the default) colours by the walk's energy alone (a Potts energy,
+   ``'walk'`` colours by the walk's energy alone (a Potts energy,
    branch and bound from a DSatur greedy colouring, exact up to 40 groups unless 2000
    steps run out), where ``rounding_stability`` does move groups: a group pays it for each
-   of its nodes that had another segment on screen. Which is the default was measured on
-   the 200 training images (``bench/results/tuning.md``, 2026-11-25): ``'ncut'`` lifts the
-   people-like users (regions first, K = 2: final ARI 0.32-0.39 -> 0.58-0.62, collapsed
-   results and blob cannot-links from 6-19% / 12-20% to under 3%, order dependence 0) but
-   costs the error-centre user (NoC@0.80 3.02 -> 3.11 at K = 2, 4.90 -> 6.01 at K = 3, where
-   it falls below random walker after round 5), so ``'walk'`` stays the default until
-   ``'ncut'`` keeps that user where it is. ``'embedding'`` colours by the method's
+   of its nodes that had another segment on screen. ``'auto'`` (the default,
+   :func:`_auto_rounding`) runs both to the end (steps 2-4) and keeps the labels whose
+   segments have the lower normalised cut on the boundary graph; while no cannot-link is
+   drawn, a result with a sliver segment no stroke is in loses. ``'walk'`` serves strokes
+   placed where the result is wrong (the error-centre user), ``'ncut'`` strokes drawn
+   regions first; the choice was measured on the training images
+   (``bench/results/tuning.md``). ``'embedding'`` colours by the method's
    embedding alone. When no colouring exists with ``n_clusters`` segments, the oldest
    cannot-links are dropped until one does.
 3. **Fill.** With ``'ncut'``: while the strokes have not reached every segment, the method's
@@ -71,11 +71,12 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..params import ParamSpec
 
 ROUNDINGS = ("constrained", "paper")
-COLOURINGS = ("ncut", "walk", "embedding")
+COLOURINGS = ("auto", "ncut", "walk", "embedding")
 
 ROUNDING_PARAMS = (
     ParamSpec("rounding", str, "constrained",
@@ -89,9 +90,10 @@ ROUNDING_PARAMS = (
               "labels, pulled in with this weight (0: no walk; every other node takes the "
               "nearest segment of the method's embedding).",
               low=0.0, high=1e6),
-    ParamSpec("rounding_colouring", str, "walk",
+    ParamSpec("rounding_colouring", str, "auto",
               "Constrained rounding: how the groups of must-linked stroke ends get their "
-              "segments: walk (the image graph's random-walk energy, the cut alone; best for "
+              "segments: auto (both walk and ncut, keeping the labels of lower normalised "
+              "cut on the image graph), walk (the image graph's random-walk energy, the cut alone; best for "
               "strokes placed where the result is wrong), ncut (the normalised cut between the "
               "groups' territories plus how they look: no blob cannot-links, no collapse, the "
               "same result whatever the stroke order; best for strokes drawn regions first), "
@@ -755,6 +757,11 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
         Which strokes are honoured (after dropping, if need be, the oldest cannot-links that
         made a colouring with ``n_clusters`` segments impossible).
     """
+    if colouring == "auto":
+        return _auto_rounding(embedding, labels0, nc, n_clusters, max_iter=max_iter, graph=graph,
+                              prior_weight=prior_weight, previous=previous, stability=stability,
+                              appearance=appearance, looks_weight=looks_weight,
+                              appearance_weight=appearance_weight)
     E = np.asarray(embedding, float)
     if E.ndim == 1:
         E = E[:, None]
@@ -821,6 +828,54 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
         prior[:, np.unique(labels[seeds])] = 0.0  # reached segments: mass from their seeds only
         labels = prior_walk(graph, seeds, labels[seeds], prior, prior_weight)
     return labels, res
+
+
+UNREACHED_MIN_SHARE = 0.03  # 'auto': an unstroked segment smaller than this (no cannot-link yet) is a collapse
+
+
+def labels_ncut(W, labels: np.ndarray, k: int) -> float:
+    """Shi & Malik's normalised cut of a labelling on the graph ``W`` (shape (n, n)):
+    ``sum_c cut(c) / vol(c)`` over the ``k`` segments, infinite when one is empty."""
+    W = sp.csr_matrix(W)
+    d = np.asarray(W.sum(1)).ravel()
+    Y = sp.csr_matrix((np.ones(len(labels)), (np.arange(len(labels)), labels)), shape=(len(labels), k))
+    vol = Y.T @ d
+    if (vol <= 0).any():
+        return np.inf
+    within = np.asarray((Y.T @ W @ Y).diagonal()).ravel()
+    return float(((vol - within) / vol).sum())
+
+
+def _collapsed(labels: np.ndarray, stroked: np.ndarray, k: int) -> bool:
+    """A segment under :data:`UNREACHED_MIN_SHARE` of the nodes that no stroke node is in."""
+    share = np.bincount(labels, minlength=k) / len(labels)
+    held = np.bincount(labels[stroked], minlength=k) > 0
+    return bool(((share < UNREACHED_MIN_SHARE) & ~held).any())
+
+
+def _auto_rounding(embedding, labels0, nc, n_clusters: int, graph=None, **kw):
+    """``colouring='auto'``: both colourings, and the labels of lower normalised cut.
+
+    The walk's colouring (:func:`constrained_labels` with ``'walk'``) follows the result on
+    screen and the method's embedding; the normalised-cut colouring (:func:`_ncut_rounding`)
+    follows the territories and looks of the stroked regions. Each gives final labels; the
+    one kept is the one whose segments have the lower normalised cut
+    ``sum_c cut(c) / vol(c)`` on the boundary graph (:func:`labels_ncut`, the criterion the
+    spectral methods relax), so a blob around a cannot-link's end (a small ``vol`` with a
+    long border) loses to a region-level result. While no cannot-link is drawn, a result
+    with a segment of under :data:`UNREACHED_MIN_SHARE` of the nodes and no stroke in it
+    loses too (must-links alone never shrink a segment to a sliver). Ties go to ``'walk'``.
+    Without a graph (no walk) this is ``'walk'``.
+    """
+    tried = [constrained_labels(embedding, labels0, nc, n_clusters, graph=graph, colouring=c, **kw)
+             for c in (("walk", "ncut") if graph is not None and kw.get("prior_weight", 0) > 0 else ("walk",))]
+    if len(tried) == 1:
+        return tried[0]
+    res = resolve(nc)
+    stroked = res.group >= 0
+    scores = [(not res.apart and _collapsed(lab, stroked, n_clusters), labels_ncut(graph, lab, n_clusters))
+              for lab, _ in tried]
+    return tried[1] if scores[1] < scores[0] else tried[0]
 
 
 def _look_samples(nc, res: Resolution) -> np.ndarray:

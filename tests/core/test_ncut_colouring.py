@@ -98,8 +98,9 @@ def _disc_image():
     return np.clip(img, 0, 1), disc.astype(np.int32)
 
 
+@pytest.mark.parametrize("colouring", ["auto", "ncut"])
 @pytest.mark.parametrize("method", CONSTRAINED)
-def test_regions_first_strokes_give_the_regions(method):
+def test_regions_first_strokes_give_the_regions(method, colouring):
     """The regions-first user on a small disc in a large background: after every stroke no
     collapse (both segments at least 3%), no blob cannot-link, and at the end the disc."""
     img, target = _disc_image()
@@ -110,27 +111,29 @@ def test_regions_first_strokes_give_the_regions(method):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             seg = core.segment(img, cons, method=method, n_segments=2, max_nodes=300, previous=shown.get("s"),
-                               rounding_colouring="ncut")
+                               rounding_colouring=colouring)
         shown["s"] = seg
         h = people.health(seg.labels, target, cons, 2)
         assert h["collapsed"] == 0 and h["blob_cannot"] == 0, (r, h)
     assert metrics.adjusted_rand(target.ravel(), seg.labels.ravel()) > 0.9
 
 
+@pytest.mark.parametrize("colouring", ["auto", "ncut"])
 @pytest.mark.parametrize("method", CONSTRAINED)
-def test_one_must_link_does_not_empty_the_other_segment(method):
+def test_one_must_link_does_not_empty_the_other_segment(method, colouring):
     """A single must-link inside the disc at K = 2: the other segment comes from the
     method's result, not from a walk with nothing to start from (issue: 97.7 / 2.3%)."""
     img, target = _disc_image()
     cons = core.Constraints(must_link=[(22, 55, 38, 66, 1.0)])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        seg = core.segment(img, cons, method=method, n_segments=2, max_nodes=300, rounding_colouring="ncut")
+        seg = core.segment(img, cons, method=method, n_segments=2, max_nodes=300, rounding_colouring=colouring)
     share = np.bincount(seg.labels.ravel(), minlength=2) / seg.labels.size
     assert share.min() >= 0.03, share
 
 
-def test_the_result_on_screen_changes_numbers_only():
+@pytest.mark.parametrize("colouring", ["auto", "ncut"])
+def test_the_result_on_screen_changes_numbers_only(colouring):
     """No lock-in: given the result on screen, the partition is the one-call partition."""
     img, target = _disc_image()
     strokes = people.region_strokes(target, 2)
@@ -138,9 +141,9 @@ def test_the_result_on_screen_changes_numbers_only():
     wrong = np.zeros(target.shape, np.int64)  # a collapsed result on screen
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        one = core.segment(img, cons, method="e2cp", n_segments=2, max_nodes=300, rounding_colouring="ncut")
+        one = core.segment(img, cons, method="e2cp", n_segments=2, max_nodes=300, rounding_colouring=colouring)
         shown = core.segment(img, cons, method="e2cp", n_segments=2, max_nodes=300, previous=wrong,
-                             rounding_colouring="ncut")
+                             rounding_colouring=colouring)
     assert metrics.adjusted_rand(one.labels.ravel(), shown.labels.ravel()) == pytest.approx(1.0)
 
 
@@ -151,8 +154,9 @@ BEAR_SEQUENCE = [("must_link", (150, 90), (125, 270)), ("must_link", (200, 200),
                  ("cannot_link", (250, 30), (160, 400))]
 
 
+@pytest.mark.parametrize("colouring", ["auto", "ncut"])
 @pytest.mark.parametrize("method", CONSTRAINED)
-def test_the_bear_sequence_drawn_as_in_the_window(method):
+def test_the_bear_sequence_drawn_as_in_the_window(method, colouring):
     from tests.conftest import BSDS
 
     path = BSDS / "images" / "train" / "100075.jpg"
@@ -165,7 +169,7 @@ def test_the_bear_sequence_drawn_as_in_the_window(method):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             shown = core.segment(img, cons, method=method, n_segments=2, previous=shown,
-                                 rounding_colouring="ncut")
+                                 rounding_colouring=colouring)
         share = np.bincount(shown.labels.ravel(), minlength=2) / shown.labels.size
         assert share.min() >= 0.03, (r, share)  # never a single segment on the way
     L = shown.labels
