@@ -27,6 +27,7 @@ PALETTE = np.array([
 GRID = 96
 # The human ground truth's outline: black, a colour no segment (palette slot) is drawn in.
 GROUND_TRUTH_OUTLINE = (0, 0, 0)
+ERROR_TEXT = "#b00020"  # status-bar errors and the autosave sign
 
 
 def label_slot(label: int) -> int:

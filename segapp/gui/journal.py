@@ -94,7 +94,7 @@ class Journal:
         The image's path, stored in every base.
     on_error, on_ok : callable(str) / callable()
         Called from the writer thread (pass a Qt signal's ``emit``) when a write fails, and
-        when a base was written after a failure.
+        each time a base (a whole new generation) was written.
     """
 
     def __init__(self, folder, image, on_error=None, on_ok=None):
@@ -164,10 +164,9 @@ class Journal:
         try:
             if op[0] == "base":
                 self._new_generation(data)
-                if self.failed is not None:
-                    self.failed = None
-                    if self.on_ok:
-                        self.on_ok()
+                self.failed = None
+                if self.on_ok:
+                    self.on_ok()
                 return
             if self.failed is not None or self._fd is None:
                 return  # nothing sound to append to: the next base starts again

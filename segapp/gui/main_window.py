@@ -15,7 +15,8 @@ from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QPr
 
 import core
 
-from . import persistence, recovery, turns
+from . import colours, persistence, recovery, turns
+from .autosave_badge import AutosaveBadge
 from .berkeley import BerkeleyBrowser
 from .canvas import BLOCK, BRUSH, CANNOT, ERASE, MUST, Canvas
 from .commands import CLEAR_ALL_KEY, fixed_undo_action
@@ -84,6 +85,8 @@ class MainWindow(QMainWindow):
         self._err_timer = QTimer(self, singleShot=True, interval=6000)
         self._err_timer.timeout.connect(lambda: self.statusBar().setStyleSheet(""))
         self.statusBar().addWidget(self.status, 1)
+        self.autosave_badge = AutosaveBadge()
+        self.statusBar().addPermanentWidget(self.autosave_badge)
         self.statusBar().addPermanentWidget(self.progress)
         self.statusBar().addPermanentWidget(self.busy)
 
@@ -159,6 +162,10 @@ class MainWindow(QMainWindow):
         self.autosave.failed.connect(lambda msg: c.error(
             f"autosave failed ({msg}): new strokes are not kept if segapp crashes; File → Save constraints… still works"))
         self.autosave.recovered.connect(lambda: self._on_status("autosave works again", "", False))
+        self.autosave.failed.connect(self.autosave_badge.show_failure)
+        self.autosave.recovered.connect(self.autosave_badge.clear)
+        self.autosave_badge.clicked.connect(self.save_constraints_dialog)
+        self.autosave.check()
         return_focus_in(self.side, self.canvas)  # M, Ctrl+Z… reach the canvas after a number is entered
 
     # -- reactions --------------------------------------------------------------------
@@ -213,7 +220,7 @@ class MainWindow(QMainWindow):
     def _on_status(self, text, tooltip, is_error):
         self.status.setText(text)
         self.status.setToolTip(tooltip)
-        style = "color: #b00020" if is_error else ""
+        style = f"color: {colours.ERROR_TEXT}" if is_error else ""
         if self.statusBar().styleSheet() != style:  # a new style sheet re-polishes the whole bar
             self.statusBar().setStyleSheet(style)
         if is_error:

@@ -8,6 +8,7 @@ read-only folder, a full disk) is said in the window through ``Autosave.failed``
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -25,8 +26,14 @@ def settings() -> QSettings:
 
 
 def data_dir() -> Path:
+    """The app's data folder, made if it can be; when it cannot (read-only, a file in its
+    place) the path is returned anyway: writes there fail and the window says so
+    (:class:`Autosave` ``failed``), the window still starts."""
     d = Path(QStandardPaths.writableLocation(QStandardPaths.AppDataLocation) or Path.home() / ".segapp")
-    d.mkdir(parents=True, exist_ok=True)
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        pass
     return d
 
 
@@ -45,8 +52,9 @@ def settings_state(model) -> dict:
 class Autosave(QObject):
     """Journals every edit of every image of the session (see :mod:`.journal`).
 
-    Signals: ``failed(message)`` when a write fails (once per failure), ``recovered()`` when
-    writing works again.
+    Signals: ``failed(message)`` when a write fails (once per failure) or :meth:`check` finds
+    the folder unwritable, ``recovered()`` when writing works again. ``down`` is True from a
+    failure until the next successful write.
     """
 
     failed = Signal(str)
@@ -58,6 +66,7 @@ class Autosave(QObject):
         self.root = Path(root) if root is not None else sessions_dir()
         self.journals: dict[Path, Journal] = {}
         self._switching = False
+        self.down = False
         model.imageChanged.connect(self._on_image)
         model.itemInserted.connect(lambda kind, i: self._edit("ins", kind, i, model.items(kind)[i],
                                                               model.seq_of(kind, i)))
@@ -70,9 +79,30 @@ class Autosave(QObject):
         path = Path(path if path is not None else self.model.path)
         j = self.journals.get(path)
         if j is None:
-            j = self.journals[path] = Journal(self.root / session_key(path), path, self.failed.emit,
-                                              self.recovered.emit)
+            j = self.journals[path] = Journal(self.root / session_key(path), path, self._failed, self._written)
         return j
+
+    def check(self) -> bool:
+        """Whether the sessions folder can be written (a probe file is made and removed);
+        when it cannot, ``failed`` says why before the first stroke is lost."""
+        probe = self.root / f".probe-{os.getpid()}"
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            probe.write_bytes(b"")
+            probe.unlink()
+        except OSError as e:
+            self._failed(f"{e.strerror or e}: {e.filename or self.root}")
+            return False
+        return True
+
+    def _failed(self, message: str) -> None:  # any thread
+        self.down = True
+        self.failed.emit(message)
+
+    def _written(self) -> None:  # any thread
+        if self.down:
+            self.down = False
+            self.recovered.emit()
 
     def _edit(self, op: str, *args) -> None:
         if self.model.path is None:

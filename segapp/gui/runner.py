@@ -119,7 +119,7 @@ class SegmentRunner(QObject):
         try:
             self.client.start()
         except Exception as e:  # noqa: BLE001 - shown in the window, never a traceback
-            self.taskFailed.emit("start", f"cannot start the computation process: {e}")
+            _send(self.taskFailed, "start", f"cannot start the computation process: {e}")
         while True:
             with self._cond:
                 while not (self._stop or self._tasks or self._pending):
@@ -135,7 +135,7 @@ class SegmentRunner(QObject):
             with self._cond:
                 self._running = False
                 self._undelivered += 1
-            self._deliver.emit(done)
+            _send(self._deliver, done)
 
     def _run_task(self, name, fn):
         try:
@@ -148,7 +148,7 @@ class SegmentRunner(QObject):
     def _segment(self, req: SegmentRequest):
         req = dataclasses.replace(req, have_maps=tuple(self._maps))
         try:
-            res = self.client.call("segment", req, progress=self.progress.emit)
+            res = self.client.call("segment", req, progress=lambda *a: _send(self.progress, *a))
         except Exception as e:  # noqa: BLE001
             message = str(e)
             return lambda: self._on_segmented(req.rid, None, message)
@@ -180,3 +180,12 @@ class SegmentRunner(QObject):
         if busy != self._busy:
             self._busy = busy
             self.busyChanged.emit(busy)
+
+
+def _send(signal, *args) -> None:
+    """Emit from the runner's thread; when the window (and so the signal's source) is already
+    gone, there is no one left to tell: nothing is raised in the thread."""
+    try:
+        signal.emit(*args)
+    except RuntimeError:  # "Signal source has been deleted"
+        pass

@@ -4,18 +4,19 @@ the restore offer, recent files, focus after "segments", Erase never pans, expor
 import json
 import os
 import stat
+from pathlib import Path
 
 import numpy as np
 import pytest
 from PIL import Image
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QFileDialog
 
 import core
 from segapp.gui import journal, persistence, recovery
 from segapp.gui.canvas import CANNOT, ERASE, MUST
 from segapp.resources import DEMO_IMAGE
-from tests.segapp.conftest import RESULT_TIMEOUT_MS, drag, draw, settle
+from tests.segapp.conftest import RESULT_TIMEOUT_MS, drag, draw, make_window, settle
 
 
 @pytest.fixture(autouse=True)
@@ -246,6 +247,12 @@ def test_a_failed_autosave_is_said_and_never_restored_as_current(qtbot, window, 
         window.model.add_link("must_link", 40, 60, 40, 300)
     qtbot.waitUntil(lambda: "autosave failed" in window.status.text(), timeout=10000)
     assert os.strerror(code).lower() in window.status.text().lower()
+    badge = window.autosave_badge
+    assert badge.isVisible() and os.strerror(code).lower() in badge.toolTip().lower()
+    window.controller.error("another message")  # the status bar moves on; the sign stays
+    window.model.add_link("must_link", 42, 60, 42, 300)
+    window.autosave.flush()
+    assert badge.isVisible() and window.autosave.down
     assert persistence.unfinished() == []  # the older, incomplete journal is not offered as current
     monkeypatch.setattr(journal.os, "write", real_write)
     monkeypatch.setattr(journal.os, "open", real_open)
@@ -253,7 +260,33 @@ def test_a_failed_autosave_is_said_and_never_restored_as_current(qtbot, window, 
         window.model.add_link("must_link", 41, 60, 41, 300)  # space again: a fresh base
     (s,) = persistence.unfinished()
     assert _restored(s) == window.model.constraints
+    assert not badge.isVisible()
     settle(qtbot, window)
+
+
+def test_a_data_folder_that_cannot_be_made_still_starts_the_window(qtbot, shared_worker, monkeypatch, tmp_path):
+    """A file where the data folder should be: the window starts, the autosave sign is up
+    before the first stroke, and its button offers Save constraints."""
+    from segapp.gui.runner import SegmentRunner
+
+    from PySide6.QtCore import QStandardPaths
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    data = Path(QStandardPaths.writableLocation(QStandardPaths.AppDataLocation))
+    assert tmp_path in data.parents
+    data.parent.mkdir(parents=True, exist_ok=True)
+    data.write_text("not a folder")
+    w = make_window(qtbot, runner=SegmentRunner(shared_worker))
+    assert w.autosave.down and w.autosave_badge.isVisible()
+    assert "crash" in w.autosave_badge.toolTip()
+    draw(qtbot, w, CANNOT, 150, 100, 160, 250)
+    out = tmp_path / "kept.json"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), ""))
+    w.autosave_badge.click()
+    qtbot.waitUntil(out.exists, timeout=10000)
+    assert len(json.loads(out.read_text())["cannot_link"]) == 1
+    settle(qtbot, w)
+    w.close()
 
 
 def _crash(window):
