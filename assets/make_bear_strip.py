@@ -37,7 +37,7 @@ def main(argv=None) -> int:
     import numpy as np
     from PIL import Image, ImageDraw
 
-    from core.eval.people import constraints_of
+    from segapp.core.eval.people import constraints_of
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--method", default="e2cp")

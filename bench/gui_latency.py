@@ -149,7 +149,7 @@ def _run(a, home: str) -> int:
     import pyqtgraph as pg
     from PySide6.QtWidgets import QApplication
 
-    import core
+    from segapp import core
     from bench.speed import large_copy  # the same 4000x3000 copy as the per-call benchmark
     from segapp.gui.canvas import CANNOT, MUST
 

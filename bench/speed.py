@@ -52,8 +52,8 @@ def parse(argv):
 
 def stroke_sequence(target: np.ndarray, n: int, seed: int = 0):
     """``n`` growing ``core.Constraints``: each adds one link between two random cared pixels."""
-    import core
-    from core.eval.simulate import DONT_CARE
+    from segapp import core
+    from segapp.core.eval.simulate import DONT_CARE
 
     rng = np.random.RandomState(seed)
     rows, cols = np.nonzero(target != DONT_CARE)
@@ -68,8 +68,8 @@ def stroke_sequence(target: np.ndarray, n: int, seed: int = 0):
 
 def targets(gt_path: str, shape) -> dict:
     """The K = 2 and K = 3 targets, resized (nearest) to ``shape``."""
-    from core.eval.bsds import load_ground_truth
-    from core.eval.simulate import make_target
+    from segapp.core.eval.bsds import load_ground_truth
+    from segapp.core.eval.simulate import make_target
 
     gts = load_ground_truth(gt_path)
     h, w = shape
@@ -84,7 +84,7 @@ def targets(gt_path: str, shape) -> dict:
 
 def child(image_path: str, gt_path: str, what: str, n: int) -> dict:
     """One process: one method (or the random walker) on one image; prints a JSON line."""
-    import core
+    from segapp import core
 
     warnings.simplefilter("ignore")
     tiny = np.zeros((48, 48, 3))
@@ -95,7 +95,7 @@ def child(image_path: str, gt_path: str, what: str, n: int) -> dict:
     tg = targets(gt_path, img.shape[:2])
     out = {"what": what, "size": f"{img.shape[1]}x{img.shape[0]}", "stroke_s": {}}
     if what == "random_walker":
-        from core.eval.baselines import random_walker_segmenter
+        from segapp.core.eval.baselines import random_walker_segmenter
 
         for k in (2, 3):
             ts = []
@@ -167,7 +167,7 @@ def main(argv=None) -> int:
     if a.child:
         print(json.dumps(child(*a.child, a.n)))
         return 0
-    import core
+    from segapp import core
 
     gt = a.image.parent.parent.parent / "groundTruth" / a.image.parent.name / f"{a.image.stem}.mat"
     for need in (a.image, gt):

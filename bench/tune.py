@@ -18,7 +18,7 @@ import time
 
 from joblib import Parallel, delayed
 
-from core.eval import bsds
+from segapp.core.eval import bsds
 from segapp.cli.common import parse_params as _parse_params
 from segapp.cli.evaluate import evaluate_image, params_per_method, summarise
 

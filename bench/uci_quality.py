@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.eval.uci import CONSTRAINED, DATASETS, evaluate, load  # noqa: E402
+from segapp.core.eval.uci import CONSTRAINED, DATASETS, evaluate, load  # noqa: E402
 
 
 def main():

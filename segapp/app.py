@@ -17,7 +17,7 @@ def check_display(screenshot: bool) -> None:
     core.SegappError
         No X11 or Wayland display on Linux and no ``QT_QPA_PLATFORM`` chosen (Qt would abort).
     """
-    import core
+    from segapp import core
 
     if os.environ.get("QT_QPA_PLATFORM") or not sys.platform.startswith("linux"):
         return
@@ -31,7 +31,7 @@ def check_display(screenshot: bool) -> None:
 
 
 def run(args) -> int:
-    import core
+    from segapp import core
     from segapp.resources import DEMO_IMAGE, window_icon
 
     if args.method and args.method not in core.METHODS:

@@ -120,6 +120,6 @@ def check_xcb(environ=os.environ) -> None:
         return
     missing = missing_libraries()
     if missing:
-        import core
+        from segapp import core
 
         raise core.SegappError(install_hint(missing))

@@ -20,7 +20,7 @@ def _say(kind: str, what) -> None:
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    from core.errors import SegappError
+    from segapp.core.errors import SegappError
 
     try:
         if argv and argv[0] in SUBCOMMANDS:

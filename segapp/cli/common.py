@@ -32,7 +32,7 @@ def parse_params(items) -> dict:
         No ``=``, an empty name, a name given twice, or a name that is an argument with its
         own flag (``random_state``: ``--seed``, ``n_segments``: ``--segments``, ...).
     """
-    from core.errors import ParameterError
+    from segapp.core.errors import ParameterError
 
     out = {}
     for it in items:
@@ -56,8 +56,8 @@ def check_outputs(outputs, inputs=()) -> None:
     ------
     OutputError
     """
-    from core._io import check_writable
-    from core.errors import OutputError
+    from segapp.core._io import check_writable
+    from segapp.core.errors import OutputError
 
     taken = {os.path.realpath(p): "an input file" for p in inputs if p}
     for p in outputs:

@@ -69,7 +69,7 @@ def _error_row(image_id, method, message) -> dict:
 
 def check_args(a) -> None:
     """Every numeric argument in its range (one-line errors before any work)."""
-    from core.errors import ParameterError
+    from segapp.core.errors import ParameterError
 
     if not 2 <= a.segments <= 5:
         raise ParameterError(f"--segments must be 2-5, got {a.segments}")
@@ -85,7 +85,7 @@ def check_args(a) -> None:
 
 def method_list(text: str) -> list[str]:
     """``--methods``: 'all' or a comma list of known, distinct methods."""
-    import core
+    from segapp import core
 
     methods = list(core.METHODS) + list(ANCHORS) if text == "all" else [m.strip() for m in text.split(",")]
     for m in methods:
@@ -106,8 +106,8 @@ def params_per_method(methods, params: dict) -> dict:
     ParameterError
         A name no selected method knows (listing the valid ones), or a bad value.
     """
-    import core
-    from core.segmentation import split_params
+    from segapp import core
+    from segapp.core.segmentation import split_params
 
     rep = {p.name for p in core.REPRESENTATION_PARAMS}
     own = {m: {p.name for p in core.METHODS[m].params} for m in methods if m not in ANCHORS}
@@ -133,10 +133,10 @@ def evaluate_image(item, methods, k, rounds, mode, params, max_pixels=None, user
     result on screen (``one_call``)."""
     import warnings
 
-    import core
-    from core.eval import bsds, metrics, people, simulate
-    from core.eval.baselines import graph_ceiling_segmenter, random_walker_segmenter
-    from core.graph import GRAPH_PARAMS
+    from segapp import core
+    from segapp.core.eval import bsds, metrics, people, simulate
+    from segapp.core.eval.baselines import graph_ceiling_segmenter, random_walker_segmenter
+    from segapp.core.graph import GRAPH_PARAMS
 
     try:
         image = core.load_image(item.image, max_pixels=max_pixels)
@@ -198,7 +198,7 @@ def evaluate_image(item, methods, k, rounds, mode, params, max_pixels=None, user
 def honoured_stats(cons, added: dict, labels) -> tuple[float, float]:
     """(fraction of all constraints honoured, 1.0 / 0.0 whether those ``added`` this round
     all are); NaN where there is nothing to count."""
-    from core.eval.metrics import pixel_honoured
+    from segapp.core.eval.metrics import pixel_honoured
 
     h = pixel_honoured(cons, labels)
     flags = np.concatenate([h["must_link"], h["cannot_link"], h["blocks"]])
@@ -248,7 +248,7 @@ def people_summary(rows, methods, k):
     0.05 (``harmful``), of results after K strokes that are collapsed (``collapsed``), of
     cannot-links in the final results honoured only by a blob (``blob-CL``); the share of
     constraints honoured at the end (``hon@end``); seconds per stroke."""
-    from core.eval.people import harmful
+    from segapp.core.eval.people import harmful
 
     out = []
     for m in methods:
@@ -306,7 +306,7 @@ def chart(rows, methods, rounds, path) -> None:
     """Mean ARI against round, one line per method (drawn with Pillow)."""
     from PIL import Image, ImageDraw
 
-    from core.render import palette, save_png
+    from segapp.core.render import palette, save_png
 
     W, H, L, R, T, B = 760, 440, 60, 190, 20, 50
     im = Image.new("RGB", (W, H), "white")
@@ -360,9 +360,9 @@ def run_images(fn, items, jobs: int, *args) -> list:
 
 def _main_objects(a, argv, methods, params, out, summary_path) -> int:
     """``--objects``: the click protocol on an object data set (:mod:`.evaluate_clicks`)."""
-    import core
-    from core._io import atomic_write_text
-    from core.eval import clicks
+    from segapp import core
+    from segapp.core._io import atomic_write_text
+    from segapp.core.eval import clicks
 
     from .evaluate_clicks import CLICK_KEYS, click_summary, evaluate_object, per_click_table
 
@@ -397,9 +397,9 @@ def _progress(n: int, total: int, t0: float) -> None:
 
 
 def main(argv) -> int:
-    import core
-    from core._io import atomic_write_text
-    from core.eval import bsds
+    from segapp import core
+    from segapp.core._io import atomic_write_text
+    from segapp.core.eval import bsds
 
     a = _parser().parse_args(argv)
     check_args(a)

@@ -15,9 +15,9 @@ def evaluate_object(item, methods, mode, params, max_pixels=None):
     cannot be read gives one error row per method."""
     import warnings
 
-    import core
-    from core.eval import clicks
-    from core.eval.baselines import random_walker_segmenter
+    from segapp import core
+    from segapp.core.eval import clicks
+    from segapp.core.eval.baselines import random_walker_segmenter
 
     try:
         image = core.load_image(item.image, max_pixels=max_pixels)
@@ -53,7 +53,7 @@ def click_summary(rows, methods) -> list[dict]:
     """Per method: NoC@85, NoC@90, images never reaching 0.90, mean IoU after clicks 1, 3,
     5, 10, 20 (an image that reached 0.90 keeps its last IoU), median seconds per click,
     and the representation's ceiling (mean; images under 0.90)."""
-    from core.eval.clicks import MAX_CLICKS, noc
+    from segapp.core.eval.clicks import MAX_CLICKS, noc
 
     from .evaluate import by_image
 
@@ -81,7 +81,7 @@ def click_summary(rows, methods) -> list[dict]:
 def per_click_table(rows, methods) -> str:
     """Mean IoU after every click 1..20, one row per method (an image that reached 0.90
     keeps its last IoU)."""
-    from core.eval.clicks import MAX_CLICKS
+    from segapp.core.eval.clicks import MAX_CLICKS
 
     from .evaluate import by_image
 

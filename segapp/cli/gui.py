@@ -44,8 +44,8 @@ def window_size(text: str) -> tuple[int, int]:
 def _checked_params(items, method) -> dict:
     """``--param`` items validated against the representation's and the method's specs
     (one-line ParameterError naming the valid ones)."""
-    import core
-    from core.params import resolve
+    from segapp import core
+    from segapp.core.params import resolve
 
     from .common import parse_params
 
@@ -70,8 +70,8 @@ def no_display() -> bool:
 
 
 def main(argv) -> int:
-    import core
-    from core.image import MAX_PIXELS_ENV, max_pixels_limit
+    from segapp import core
+    from segapp.core.image import MAX_PIXELS_ENV, max_pixels_limit
 
     a = parser().parse_args(argv)
     # What can be checked without a window is checked here, so a bad argument is one line.

@@ -6,7 +6,7 @@ from .common import Parser
 
 
 def main(argv) -> int:
-    import core
+    from segapp import core
 
     Parser(prog="segapp methods", description="List methods and parameters.").parse_args(argv)
 

@@ -45,9 +45,9 @@ def report_unhonoured(seg, cons) -> None:
 def main(argv) -> int:
     import numpy as np
 
-    import core
-    from core import render
-    from core.params import check_seed
+    from segapp import core
+    from segapp.core import render
+    from segapp.core.params import check_seed
     from segapp.resources import DEMO_IMAGE
 
     a = parser().parse_args(argv)

@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from PySide6.QtCore import QObject, Signal
 
-import core
+from segapp import core
 
 
 def describe(e: BaseException) -> str:

@@ -12,7 +12,7 @@ from PySide6.QtGui import QIcon, QImage, QPixmap
 from PySide6.QtWidgets import (QCheckBox, QDockWidget, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
                                QSpinBox, QVBoxLayout, QWidget)
 
-from core.eval import bsds
+from segapp.core.eval import bsds
 
 THUMB = 96
 

@@ -13,7 +13,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem
 
-import core
+from segapp import core
 
 from . import paint
 from .constraint_layer import ConstraintLayer

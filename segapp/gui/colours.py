@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from core.graph.representation import block_nodes
+from segapp.core.graph.representation import block_nodes
 
 # High-saturation colours that natural images rarely contain; slots 0-8 are block labels 1-9.
 PALETTE = np.array([

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-import core
-from core import render
+from segapp import core
+from segapp.core import render
 
 from .paint import boundary_rgba
 
@@ -26,7 +26,7 @@ def decode_image(path) -> tuple[np.ndarray, np.ndarray]:
 
 def read_ground_truth(path) -> tuple[list, list]:
     """Human segmentations of a BSDS ``.mat`` file and a boundary picture of each."""
-    from core.eval import bsds
+    from segapp.core.eval import bsds
 
     segs = bsds.load_ground_truth(path)
     from .colours import GROUND_TRUTH_OUTLINE

@@ -7,7 +7,7 @@ from html import escape
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QMessageBox, QTextBrowser, QVBoxLayout
 
-import core
+from segapp import core
 import segapp
 
 SHORTCUTS = (

@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QProgressBar, QSplitter, QToolBar
 
-import core
+from segapp import core
 
 from . import colours, persistence, recovery, turns
 from .autosave_badge import AutosaveBadge

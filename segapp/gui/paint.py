@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core import render
+from segapp.core import render
 
 
 def _rgba_lut(colors: np.ndarray, alpha: int) -> np.ndarray:

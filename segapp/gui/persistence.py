@@ -14,7 +14,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QSettings, QStandardPaths, Signal
 
-import core
+from segapp import core
 
 from .journal import COMPACT_EVERY, Journal, remove_session, session_key, unfinished_sessions
 

@@ -19,7 +19,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoGroup, QUndoStack
 
-import core
+from segapp import core
 
 from .commands import AddItem, RemoveItem, ReplaceAll
 from .edits import KINDS, BlockEdit, EraseEdit, LinkEdit, RegionEdit

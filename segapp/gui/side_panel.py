@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QFrame, QGroupBox, QScrollArea, QSlider,
                                QSpinBox, QVBoxLayout, QWidget)
 
-import core
+from segapp import core
 
 from .eigen_view import EigenView
 from .legend import Legend

@@ -12,7 +12,7 @@ import threading
 
 import numpy as np
 
-import core
+from segapp import core
 
 from .process import serve
 

@@ -16,7 +16,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-import core
+from segapp import core
 
 from .results import NodeMap, SegmentRequest, SegmentResult
 
@@ -131,7 +131,7 @@ class Engine:
 
     def export(self, kind: str, path: str, rid: int, opacity: float = 0.45, boundaries_only: bool = False) -> str:
         """Write result ``rid`` at full size: ``'labels'``, ``'overlay'`` or ``'eigenvectors'``."""
-        from core import render
+        from segapp.core import render
 
         seg = self._recent.get(rid)
         if seg is None:
@@ -153,7 +153,7 @@ class Engine:
         gt = self.ground_truth
         if gt is None or gt.shape != tuple(seg.representation.shape):
             return None
-        from core.eval.metrics import adjusted_rand
+        from segapp.core.eval.metrics import adjusted_rand
 
         return float(adjusted_rand(gt, seg.representation.to_pixels(np.asarray(seg.node_labels, np.int32))))
 

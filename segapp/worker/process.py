@@ -81,7 +81,7 @@ def _leave_a_core_to_the_window() -> None:
 
 
 def describe_error(e: BaseException) -> str:
-    import core
+    from segapp import core
 
     if isinstance(e, core.SegappError):
         return str(e)

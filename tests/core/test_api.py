@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-import core
+from segapp import core
 
 
 def test_import_core_imports_no_qt():
-    code = "import core, sys; print([m for m in sys.modules if 'PySide' in m or 'pyqtgraph' in m or 'Qt' in m])"
+    code = "import sys; from segapp import core; print([m for m in sys.modules if 'PySide' in m or 'pyqtgraph' in m or 'Qt' in m])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 

@@ -7,9 +7,9 @@ import warnings
 import numpy as np
 import pytest
 
-import core
-from core.graph.node_constraints import map_constraints
-from core.graph.representation import build_representation
+from segapp import core
+from segapp.core.graph.node_constraints import map_constraints
+from segapp.core.graph.representation import build_representation
 
 
 def _disc_stroke(shape, centres, radius):

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import adjusted_rand_score
 
-from core.eval import bsds, metrics
+from segapp.core.eval import bsds, metrics
 from tests.helpers import make_bsds
 
 
@@ -53,7 +53,7 @@ def test_metrics_on_hand_made_cases(rng):
 
 
 def test_target_keeps_the_k_largest_segments_of_the_coarsest_annotator():
-    from core.eval import simulate
+    from segapp.core.eval import simulate
 
     a = np.array([[0, 0, 1, 1], [0, 0, 1, 2]])
     b = np.array([[0, 1, 2, 3], [4, 5, 6, 7]])
@@ -66,7 +66,7 @@ def test_simulated_user_clicks_the_centre_of_the_largest_error():
     a 6x6 square of the right half with the left. The click is at that square's centre, the
     must-link goes to the centre of the correct right part, the cannot-link to the centre of
     the left half."""
-    from core.eval import simulate
+    from segapp.core.eval import simulate
 
     target = np.zeros((20, 20), np.int32)
     target[:, 10:] = 1
@@ -84,7 +84,7 @@ def test_simulated_user_clicks_the_centre_of_the_largest_error():
 
 
 def core_constraints():
-    import core
+    from segapp import core
 
     return core.Constraints()
 
@@ -133,7 +133,7 @@ def test_evaluate_with_a_people_like_user(tmp_path, user, strokes):
 
 
 def test_people_like_users_draw_strokes_only():
-    from core.errors import ParameterError
+    from segapp.core.errors import ParameterError
     from segapp.cli.evaluate import _parser, check_args
 
     a = _parser().parse_args(["--bsds", "x", "--user", "shuffled", "--mode", "blocks"])
@@ -144,8 +144,8 @@ def test_people_like_users_draw_strokes_only():
 def test_the_simulated_user_records_the_order_it_draws_in():
     """Round 2's must-link is newer than round 1's cannot-link (not kind order), so the
     constraint-respecting rounding lets the newest stroke win as for a person."""
-    from core.constraints import Constraints
-    from core.eval.simulate import add_round
+    from segapp.core.constraints import Constraints
+    from segapp.core.eval.simulate import add_round
 
     c1 = add_round(Constraints(), ((10, 10), 0, (50, 50), (20, 20)), "strokes", (100, 100))
     c2 = add_round(c1, ((60, 60), 1, (15, 15), (70, 70)), "strokes", (100, 100))
@@ -158,8 +158,8 @@ def test_a_block_never_covers_an_earlier_block_of_another_label():
     """Blocks mode: the 5x5 block at a click next to an earlier block of the other label is
     shifted off it (and onto the clicked segment), not painted over it; with no room for
     5x5 or 3x3 it shrinks to the clicked pixel."""
-    from core.constraints import Block, Constraints
-    from core.eval.simulate import add_round
+    from segapp.core.constraints import Block, Constraints
+    from segapp.core.eval.simulate import add_round
 
     target = np.zeros((20, 20), np.int32)
     target[:, 10:] = 1
@@ -182,8 +182,8 @@ def test_blocks_tie_predicted_segments_to_their_labels():
     alone: by overlap the big segment would be matched to the big target segment 0 and the
     user would click segment 1 again; by the blocks' labels the big segment is label 2's
     (segment 1), so the error is segment 0 and the next block is labelled 1."""
-    from core.constraints import Block
-    from core.eval import simulate
+    from segapp.core.constraints import Block
+    from segapp.core.eval import simulate
 
     target = np.zeros((30, 30), np.int32)
     target[20:, :] = 1  # segment 0: rows 0-19, segment 1: rows 20-29

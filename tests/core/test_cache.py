@@ -5,8 +5,8 @@ import warnings
 import numpy as np
 import pytest
 
-import core
-from core.graph import representation
+from segapp import core
+from segapp.core.graph import representation
 
 
 def _image(seed=0, h=72, w=96):

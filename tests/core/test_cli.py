@@ -10,7 +10,7 @@ from segapp.cli import main
 
 
 def test_segment_writes_label_png_equal_to_result(tmp_path, capsys):
-    import core
+    from segapp import core
 
     img = (np.random.RandomState(0).rand(30, 40, 3) * 255).astype(np.uint8)
     Image.fromarray(img).save(tmp_path / "x.png")

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from core.errors import SegappError
-from core.eval import clicks
+from segapp.core.errors import SegappError
+from segapp.core.eval import clicks
 
 
 def _mask(h=40, w=60):

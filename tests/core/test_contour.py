@@ -4,8 +4,8 @@ import itertools
 
 import numpy as np
 
-from core.graph.affinity import contour_affinity, gaussian_affinity, minimax_edge
-from core.graph.representation import build_representation
+from segapp.core.graph.affinity import contour_affinity, gaussian_affinity, minimax_edge
+from segapp.core.graph.representation import build_representation
 
 
 def _scene():
@@ -69,7 +69,7 @@ def _textured_scene():
 def test_edge_sigma_quiets_texture_and_keeps_the_outline():
     """edge_sigma smooths each channel before Sobel: the texture's response inside a half
     falls from over a quarter of the step's to under a tenth of it."""
-    from core.graph.boundaries import edge_map
+    from segapp.core.graph.boundaries import edge_map
 
     img = _textured_scene()
     inside = (slice(8, 40), slice(6, 26))

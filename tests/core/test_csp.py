@@ -5,9 +5,9 @@ import pytest
 import scipy.linalg as sl
 import scipy.sparse as sp
 
-from core.errors import ParameterError
-from core.methods import csp
-from core.graph.node_constraints import NodeConstraints as NC
+from segapp.core.errors import ParameterError
+from segapp.core.methods import csp
+from segapp.core.graph.node_constraints import NodeConstraints as NC
 
 A_FIG1 = np.array([[0, 1, 1, 0, 0, 0], [1, 0, 1, 0, 0, 0], [1, 1, 0, 1, 0, 0],
                    [0, 0, 1, 0, 1, 1], [0, 0, 0, 1, 0, 1], [0, 0, 0, 1, 1, 0]], float)
@@ -54,7 +54,7 @@ def test_fig1_two_way_partition_is_the_labelling():
 def test_single_signed_u_star_is_split_by_two_means(rng):
     """The sign rule on a u* of one sign everywhere (what must-links alone can give) falls to
     1-D 2-means, which still cuts between the two groups of values."""
-    from core.spectral import assign_labels
+    from segapp.core.spectral import assign_labels
 
     u = np.r_[rng.rand(10) * 0.1 + 1.0, rng.rand(12) * 0.1 + 3.0][:, None]
     labels, used = assign_labels(u, 2, rng, "sign")
@@ -159,7 +159,7 @@ def test_infeasible_eq17_lowers_beta_with_a_warning(rng):
     """300 random must-links on 60 points join every node: Q_bar's top direction is nearly
     the trivial one, so no vector is feasible at eq. 17's beta. fit() halves beta until one
     is, says so, and reports both betas; the result satisfies the lowered bound."""
-    from core.errors import ConvergenceWarning
+    from segapp.core.errors import ConvergenceWarning
 
     A, nc = _many_random_must_links()
     Q = csp.constraint_matrix(nc)
@@ -174,7 +174,7 @@ def test_infeasible_eq17_lowers_beta_with_a_warning(rng):
 
 
 def test_a_given_beta_is_never_changed(rng):
-    from core.errors import ConvergenceError
+    from segapp.core.errors import ConvergenceError
 
     A, nc = _many_random_must_links()
     b17 = csp.solve_csp(A, csp.constraint_matrix(nc), None, 3)["beta"]
@@ -261,7 +261,7 @@ def test_every_returned_vector_meets_the_bound_on_a_nearly_disconnected_graph():
     used to return the trivial direction, mixed with that near-null one, as the cheapest
     "feasible" vector (v^T Q_bar v = 1.1e3 against beta = 1.5e4): a must-link inside the
     sky then left the unconstrained cut in place. The secular solver returns only true ones."""
-    import core
+    from segapp import core
     from segapp.resources import DEMO_IMAGE
 
     prep = core.prepare(core.load_image(DEMO_IMAGE), method="csp")
@@ -274,7 +274,7 @@ def test_every_returned_vector_meets_the_bound_on_a_nearly_disconnected_graph():
 def test_absurd_beta_is_a_clear_error(beta):
     """A finite but absurd beta is one of segapp's own errors naming the valid range, never
     an IndexError from an empty embedding (issue "Architecture", item 7)."""
-    import core
+    from segapp import core
 
     img = np.zeros((40, 60, 3))
     img[:, 30:] = 1.0

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from core.methods import e2cp, rom
-from core.graph.node_constraints import NodeConstraints as NC
+from segapp.core.methods import e2cp, rom
+from segapp.core.graph.node_constraints import NodeConstraints as NC
 
 
 def _data(rng, n=40):

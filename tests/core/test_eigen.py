@@ -9,9 +9,9 @@ import scipy.linalg as sl
 import scipy.sparse as sp
 import scipy.sparse.linalg as sla
 
-from core.errors import ConvergenceWarning
-from core.spectral import n_components
-from core.spectral.eigen import top_eigh
+from segapp.core.errors import ConvergenceWarning
+from segapp.core.spectral import n_components
+from segapp.core.spectral.eigen import top_eigh
 
 
 def _sym(n, rng):
@@ -63,7 +63,7 @@ def test_arpack_and_lapack_agree_when_arpack_converges(rng):
 def test_an_arpack_error_falls_back_to_lapack(monkeypatch):
     """ARPACK's error -9999 (no Arnoldi factorisation, seen on a graph whose components made
     the start vector invariant) is not a non-convergence: it too falls back to LAPACK."""
-    from core.spectral import eigen
+    from segapp.core.spectral import eigen
 
     def broken(*args, **kwargs):
         raise sla.ArpackError(-9999)

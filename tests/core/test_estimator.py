@@ -9,8 +9,8 @@ import pytest
 from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-import core
-from core.errors import InvalidDataError
+from segapp import core
+from segapp.core.errors import InvalidDataError
 
 SKIPPED: dict = {}  # every check applies and passes (n_clusters = 1 is accepted)
 
@@ -61,7 +61,7 @@ def test_pairwise_tag_and_clone_keep_method_params():
 
 def test_one_cluster_is_accepted_and_a_cannot_link_warned():
     """n_clusters=1 as scikit-learn's clusterers take it: every sample in cluster 0."""
-    from core.errors import ContradictoryConstraintsWarning
+    from segapp.core.errors import ContradictoryConstraintsWarning
 
     X = np.random.RandomState(0).rand(12, 2)
     est = core.ConstrainedSpectralClustering("e2cp", 1, random_state=0)

@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from core.methods import gp_propagation as gp
-from core.methods import ncut
-from core.graph.affinity import rbf_affinity
-from core.graph.node_constraints import NodeConstraints as NC
+from segapp.core.methods import gp_propagation as gp
+from segapp.core.methods import ncut
+from segapp.core.graph.affinity import rbf_affinity
+from segapp.core.graph.node_constraints import NodeConstraints as NC
 
 
 def gaussian_1d(x, sigma):

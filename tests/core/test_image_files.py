@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-import core
-from core.image import value_range, working_image
-from core.render import to_rgb8
+from segapp import core
+from segapp.core.image import value_range, working_image
+from segapp.core.render import to_rgb8
 from tests.faults.helpers import png16
 
 

@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
-import core
+from segapp import core
 
 CONSTRAINED = [m for m in core.METHODS if m != "ncut"]
 H, W = 96, 144

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from core._io import STALE_SECONDS, TMP_SUFFIX, atomic_write_bytes, atomic_write_text, sweep_stale
+from segapp.core._io import STALE_SECONDS, TMP_SUFFIX, atomic_write_bytes, atomic_write_text, sweep_stale
 
 
 @pytest.fixture
@@ -68,7 +68,7 @@ def test_sweep_removes_only_stale_temporaries_of_ours(tmp_path):
 def test_durable_writes_fsync_file_and_folder(tmp_path, monkeypatch):
     calls = []
     real = os.fsync
-    monkeypatch.setattr("core._io.os.fsync", lambda fd: calls.append(fd) or real(fd))
+    monkeypatch.setattr("segapp.core._io.os.fsync", lambda fd: calls.append(fd) or real(fd))
     atomic_write_bytes(tmp_path / "a", b"x")
     assert len(calls) == 2  # the file before the rename, the folder after it
     calls.clear()

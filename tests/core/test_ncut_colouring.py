@@ -8,9 +8,9 @@ import warnings
 import numpy as np
 import pytest
 
-import core
-from core.eval import metrics, people
-from core.spectral.rounding import _cheapest_numbering, colour_codes, ncut_colouring, territory_looks
+from segapp import core
+from segapp.core.eval import metrics, people
+from segapp.core.spectral.rounding import _cheapest_numbering, colour_codes, ncut_colouring, territory_looks
 
 CONSTRAINED = [m for m in core.METHODS if m != "ncut"]
 

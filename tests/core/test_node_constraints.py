@@ -3,9 +3,9 @@ stroke becomes constraints")."""
 
 import numpy as np
 
-import core
-from core.graph.node_constraints import MAX_PER_END, components, map_constraints
-from core.graph.representation import grid_representation
+from segapp import core
+from segapp.core.graph.node_constraints import MAX_PER_END, components, map_constraints
+from segapp.core.graph.representation import grid_representation
 
 
 def _two_halves():
@@ -62,7 +62,7 @@ def _pair_set(a):
 
 
 def test_block_pairs_under_the_budget_are_every_pair():
-    from core.graph.node_constraints import _block_pairs
+    from segapp.core.graph.node_constraints import _block_pairs
 
     labels = np.array([0, 0, 0, 1, 1, -1])
     m, c = _block_pairs(labels, 100, np.random.RandomState(0))
@@ -75,7 +75,7 @@ def test_block_pairs_beyond_the_budget_keep_each_label_chained():
     label (so must-link closure is exactly the labels), the rest drawn at random, every pair
     of the right kind, reproducible from the seed. (A drawn pair may repeat a chain pair;
     map_constraints removes duplicates.)"""
-    from core.graph.node_constraints import _block_pairs
+    from segapp.core.graph.node_constraints import _block_pairs
 
     labels = np.repeat([0, 1, 2], 30)
     labels[::7] = -1
@@ -99,7 +99,7 @@ def test_block_pairs_beyond_the_budget_keep_each_label_chained():
 def test_block_pairs_when_the_chain_alone_exceeds_the_budget():
     """A budget smaller than the chains: the chains are kept whole and each pair of labels
     still gets cannot-links (one per label boundary), so no label is left unseparated."""
-    from core.graph.node_constraints import _block_pairs
+    from segapp.core.graph.node_constraints import _block_pairs
 
     labels = np.repeat([0, 1, 2], 20)
     m, c = _block_pairs(labels, 10, np.random.RandomState(0))
@@ -110,7 +110,7 @@ def test_block_pairs_when_the_chain_alone_exceeds_the_budget():
 def test_dedupe_keeps_the_largest_weight_and_first_group_in_pair_order():
     """_dedupe's one-key-per-pair unique gives what a row-wise unique gives: sorted unique
     pairs (self-pairs dropped), the largest weight of each, the group of its first copy."""
-    from core.graph.node_constraints import _dedupe
+    from segapp.core.graph.node_constraints import _dedupe
 
     rng = np.random.RandomState(3)
     pairs = rng.randint(0, 40, size=(500, 2))

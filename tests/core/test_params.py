@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.errors import ParameterError
-from core.params import MAX_SEED, ParamSpec, check_seed, resolve
+from segapp.core.errors import ParameterError
+from segapp.core.params import MAX_SEED, ParamSpec, check_seed, resolve
 
 INT = ParamSpec("n", int, 5, "an int", low=1, high=10)
 OPEN = ParamSpec("s", float, 0.5, "a float", low=0.0, high=1.0, low_open=True, high_open=True)

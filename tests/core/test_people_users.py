@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from core.constraints import Constraints
-from core.errors import SegappError
-from core.eval import people
+from segapp.core.constraints import Constraints
+from segapp.core.errors import SegappError
+from segapp.core.eval import people
 
 
 def _target():

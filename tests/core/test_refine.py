@@ -5,9 +5,9 @@ import warnings
 import numpy as np
 import pytest
 
-import core
-from core.graph.refine import anchors_by_node, refine
-from core.graph.representation import build_representation
+from segapp import core
+from segapp.core.graph.refine import anchors_by_node, refine
+from segapp.core.graph.representation import build_representation
 
 CONSTRAINED = [m for m in core.METHODS if m != "ncut"]
 

@@ -5,8 +5,8 @@ import pytest
 from sklearn.cluster import AffinityPropagation
 from sklearn.metrics import adjusted_rand_score
 
-from core.methods import ssap
-from core.graph.node_constraints import NodeConstraints as NC
+from segapp.core.methods import ssap
+from segapp.core.graph.node_constraints import NodeConstraints as NC
 
 
 def test_unconstrained_ap_equals_sklearn(rng):
@@ -239,7 +239,7 @@ def test_a_warm_started_fit_kept_per_graph_is_the_cold_one(k):
     """With warm starts a round depends on the messages of the rounds before it: the results
     kept per graph (keyed by the chain of rounds) give, stroke after stroke, the labels of
     a run with nothing kept."""
-    from core.graph.cache import GraphCache
+    from segapp.core.graph.cache import GraphCache
 
     r = np.random.RandomState(1)
     x = np.r_[r.randn(30, 2) * 0.5, r.randn(30, 2) * 0.5 + [2.5, 0], r.randn(30, 2) * 0.5 + [0, 2.5]]

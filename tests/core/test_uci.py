@@ -4,7 +4,7 @@ none (core/eval/uci.py; bench/uci_quality.py prints the README table)."""
 
 import pytest
 
-from core.eval.uci import DATASETS, evaluate, load
+from segapp.core.eval.uci import DATASETS, evaluate, load
 
 # csp runs at its own, narrower kernel width (core/eval/uci.CSP_GAMMA_FACTOR explains why);
 # with and without constraints use the same width.

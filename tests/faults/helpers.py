@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.errors import SegappError
+from segapp.core.errors import SegappError
 
 TMP_SUFFIX = ".segapp-tmp"
 

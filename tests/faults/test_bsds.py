@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.eval import bsds
-from core.eval.bsds import DatasetError
+from segapp.core.eval import bsds
+from segapp.core.eval.bsds import DatasetError
 
 from tests.helpers import make_bsds
 

@@ -9,9 +9,9 @@ import json
 import numpy as np
 import pytest
 
-import core
-from core.constraints import MAX_FILE_BYTES
-from core.errors import ConstraintError
+from segapp import core
+from segapp.core.constraints import MAX_FILE_BYTES
+from segapp.core.errors import ConstraintError
 
 from .helpers import expect_cli_error, expect_error, run_cli
 

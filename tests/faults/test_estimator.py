@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-import core
-from core.errors import ConstraintError, InvalidDataError, ParameterError, SegappError
+from segapp import core
+from segapp.core.errors import ConstraintError, InvalidDataError, ParameterError, SegappError
 
 from .helpers import expect_error
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import core
-from core.errors import InvalidImageError
+from segapp import core
+from segapp.core.errors import InvalidImageError
 
 from .helpers import encoded, expect_cli_error, expect_error, noise, png16, png_header_claiming, write
 
@@ -80,7 +80,7 @@ def test_unreadable_file(tmp_path, monkeypatch):
     def denied(*a, **k):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr("core.image.open", denied, raising=False)
+    monkeypatch.setattr("segapp.core.image.open", denied, raising=False)
     expect_error(InvalidImageError, core.load_image, p, match="no permission to read")
 
 

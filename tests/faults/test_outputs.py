@@ -13,10 +13,10 @@ import signal
 import numpy as np
 import pytest
 
-import core
-from core import render
-from core._io import atomic_write_bytes, atomic_write_text
-from core.errors import OutputError, SegappError
+from segapp import core
+from segapp.core import render
+from segapp.core._io import atomic_write_bytes, atomic_write_text
+from segapp.core.errors import OutputError, SegappError
 
 from tests.helpers import make_bsds
 
@@ -67,9 +67,9 @@ def _patch(monkeypatch, fault):
             def __getattr__(self, a):
                 return getattr(self.f, a)
 
-        monkeypatch.setattr("core._io.os.fdopen", lambda fd, mode: Full(real(fd, mode)))
+        monkeypatch.setattr("segapp.core._io.os.fdopen", lambda fd, mode: Full(real(fd, mode)))
     else:
-        monkeypatch.setattr(f"core._io.os.{name}", _fail(err, name)[1])
+        monkeypatch.setattr(f"segapp.core._io.os.{name}", _fail(err, name)[1])
 
 
 @pytest.mark.parametrize("fault", list(FAULTS))

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import core
-from core.errors import ParameterError
+from segapp import core
+from segapp.core.errors import ParameterError
 
 from .helpers import expect_cli_error, expect_error, run_cli
 

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from core.image import SUPPORTED_SUFFIXES
+from segapp.core.image import SUPPORTED_SUFFIXES
 from segapp.resources import ICON_SIZES
 from tests.conftest import ROOT
 

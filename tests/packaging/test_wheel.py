@@ -59,7 +59,7 @@ def installed(tmp_path_factory):
 def test_wheel_carries_package_data_and_runs_segment_demo(installed, tmp_path):
     env_dir, env = installed
     where = _run([env_dir / "bin" / "python", "-c",
-                  "import core, segapp, segapp.resources as r; print(segapp.__file__); print(core.__file__);"
+                  "import segapp, segapp.resources as r; from segapp import core; print(segapp.__file__); print(core.__file__);"
                   "print(r.DEMO_IMAGE); print(r.ICON)"], cwd=tmp_path, env=env).stdout.split()
     for path in where:
         assert Path(path).resolve().is_relative_to(env_dir.resolve()), f"{path} is not from the wheel"
@@ -78,3 +78,28 @@ def test_wheel_app_renders_its_window(installed, tmp_path):
     img = np.asarray(Image.open(shot).convert("RGB"))
     assert img.shape[0] > 400 and img.shape[1] > 600
     assert img.reshape(-1, 3).std(axis=0).max() > 20  # a drawn window, not a blank surface
+
+
+def test_wheel_installs_segapp_alone(installed, tmp_path):
+    """The only top-level package is segapp (core/ installs as segapp.core), so no other
+    package named ``core`` can collide with ours."""
+    env_dir, env = installed
+    out = _run([env_dir / "bin" / "python", "-c",
+                "import importlib.util as u; print(u.find_spec('core') is None)"], cwd=tmp_path, env=env)
+    assert out.stdout.strip() == "True"
+    site_dir, = (env_dir / "lib").glob("python*/site-packages")
+    tops = {p.name for p in site_dir.iterdir() if not p.name.endswith((".dist-info", ".pth"))
+            and p.name != "__pycache__"}
+    assert tops == {"segapp"}, tops
+
+
+def test_every_module_folder_is_packaged():
+    """pyproject.toml lists the packages by hand (core/ is mapped to segapp.core): a new folder
+    of modules must be listed, or the wheel would lack it."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {".".join(("segapp",) + p.parent.relative_to(ROOT).parts) if top == "core"
+             else ".".join(p.parent.relative_to(ROOT).parts)
+             for top in ("core", "segapp") for p in (ROOT / top).rglob("__init__.py")}
+    assert listed == found, listed ^ found

@@ -33,7 +33,7 @@ def test_core_says_where_the_strokes_decided():
     """core.segment's info names the nodes whose final segment is not the method's own."""
     import warnings
 
-    import core
+    from segapp import core
 
     img = np.zeros((40, 60, 3))
     img[:, 30:] = 1.0

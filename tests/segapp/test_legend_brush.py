@@ -7,7 +7,7 @@ from html import escape
 import numpy as np
 from PySide6.QtCore import QRect
 
-import core
+from segapp import core
 from segapp.gui.canvas import BLOCK, BRUSH, MUST
 from segapp.gui.colours import label_rgb
 from segapp.worker.results import NodeMap, SegmentResult

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from PySide6.QtWidgets import QLineEdit, QSpinBox
 
-import core
-from core.eval.metrics import adjusted_rand
+from segapp import core
+from segapp.core.eval.metrics import adjusted_rand
 from segapp.gui.canvas import MUST
 from tests.segapp.conftest import RESULT_TIMEOUT_MS, draw, make_window, settle
 

@@ -12,7 +12,7 @@ from PIL import Image
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QFileDialog
 
-import core
+from segapp import core
 from segapp.gui import journal, persistence, recovery
 from segapp.gui.canvas import CANNOT, ERASE, MUST
 from segapp.resources import DEMO_IMAGE
@@ -119,7 +119,7 @@ def test_quit_saving_onto_a_full_disk_stays_open_and_says_so(qtbot, window, tmp_
     def full(*a, **k):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr("core._io.os.fsync", full)
+    monkeypatch.setattr("segapp.core._io.os.fsync", full)
     window.quit()
     assert window.isVisible() and "not saved" in errors[0] and "no space" in errors[0].lower()
     assert len(window.model.constraints.cannot_link) == 1 and not (tmp_path / "c.json").exists()
@@ -155,7 +155,7 @@ def test_save_constraints_failure_is_said_in_the_window(qtbot, window, tmp_path,
         def full(*a, **k):
             raise OSError(errno.ENOSPC, "No space left on device")
 
-        monkeypatch.setattr("core._io.os.fsync", full)
+        monkeypatch.setattr("segapp.core._io.os.fsync", full)
     window.controller.save_constraints(path)
     qtbot.waitUntil(lambda: "⚠" in window.status.text(), timeout=20000)
     assert ("missing" in window.status.text()) if where == "missing-folder" else "space" in window.status.text()

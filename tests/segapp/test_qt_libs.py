@@ -2,7 +2,7 @@
 
 import pytest
 
-import core
+from segapp import core
 from segapp import qt_libs
 
 LDD_STOCK_DEBIAN = """\

@@ -9,7 +9,7 @@ from PySide6.QtCore import QEvent, QPointF, Qt
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication, QFormLayout
 
-import core
+from segapp import core
 from tests.segapp.conftest import RESULT_TIMEOUT_MS, draw, settle
 from segapp.gui.canvas import MUST
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-import core
-from core.eval.metrics import adjusted_rand
+from segapp import core
+from segapp.core.eval.metrics import adjusted_rand
 from segapp.gui.canvas import BLOCK, CANNOT, ERASE, MUST
 from tests.segapp.conftest import RESULT_TIMEOUT_MS, click, drag, draw, settle
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-import core
+from segapp import core
 from segapp.gui.canvas import CANNOT, MUST
 from segapp.resources import DEMO_IMAGE
 from segapp.worker.client import WorkerClient
