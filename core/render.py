@@ -10,12 +10,15 @@ import numpy as np
 from ._io import atomic_write_bytes
 from .errors import SegappError
 
-# Colour-blind-friendly qualitative palette (Okabe-Ito, then Tol's muted) for segments.
+# The one palette of segments, in the window and in every export: high-saturation colours
+# that natural images rarely contain; slots 0-8 are block labels 1-9 (segapp.gui.colours).
 PALETTE = np.array([
-    (0, 114, 178), (230, 159, 0), (0, 158, 115), (204, 121, 167), (86, 180, 233),
-    (213, 94, 0), (240, 228, 66), (136, 34, 85), (68, 170, 153), (153, 153, 51),
-    (51, 34, 136), (170, 68, 153), (221, 204, 119), (17, 119, 51), (136, 204, 238), (0, 0, 0),
+    (255, 0, 200), (0, 225, 255), (255, 230, 0), (130, 70, 255), (255, 110, 0), (0, 255, 130),
+    (255, 40, 70), (0, 110, 255), (185, 255, 0), (255, 150, 220), (0, 160, 140), (170, 0, 210),
+    (255, 205, 130), (110, 205, 255), (205, 125, 0), (255, 255, 255),
 ], dtype=np.uint8)
+MAX_SEGMENTS = len(PALETTE)  # the window's K: one colour per segment
+OVERLAY_OPACITY = 0.45  # how strongly segments tint the image (window and exports)
 
 # Diverging map (blue - white - red), anchors of ColorBrewer RdBu reversed.
 _DIV = np.array([(5, 48, 97), (33, 102, 172), (67, 147, 195), (146, 197, 222), (209, 229, 240),
@@ -67,7 +70,7 @@ def to_rgb8(image: np.ndarray) -> np.ndarray:
     return np.round(f * 255).astype(np.uint8)
 
 
-def overlay(image: np.ndarray, labels: np.ndarray, opacity: float = 0.45,
+def overlay(image: np.ndarray, labels: np.ndarray, opacity: float = OVERLAY_OPACITY,
             boundaries_only: bool = False) -> np.ndarray:
     """The image with segments tinted in palette colours (or only their boundaries drawn)."""
     from skimage.segmentation import find_boundaries

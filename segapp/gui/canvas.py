@@ -14,6 +14,7 @@ from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem
 
 from segapp import core
+from segapp.core import render
 
 from . import paint
 from .constraint_layer import ConstraintLayer
@@ -136,7 +137,7 @@ class Canvas(pg.GraphicsLayoutWidget):
         self.layer = ConstraintLayer(self.view)
         self.block_label = 1
         self.view.brush_color = label_rgb(1)
-        self.opacity = 0.45
+        self.opacity = render.OVERLAY_OPACITY
         self.boundaries_only = False
         self.shape = None
         self._node_labels = None  # segment of every node of the shown result

@@ -17,13 +17,9 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from segapp.core.graph.representation import block_nodes
+from segapp.core.render import PALETTE  # noqa: F401 - re-exported: the window's colours
 
-# High-saturation colours that natural images rarely contain; slots 0-8 are block labels 1-9.
-PALETTE = np.array([
-    (255, 0, 200), (0, 225, 255), (255, 230, 0), (130, 70, 255), (255, 110, 0), (0, 255, 130),
-    (255, 40, 70), (0, 110, 255), (185, 255, 0), (255, 150, 220), (0, 160, 140), (170, 0, 210),
-    (255, 205, 130), (110, 205, 255), (205, 125, 0), (255, 255, 255),
-], dtype=np.uint8)
+# The palette lives in core.render (exports use it too); slots 0-8 are block labels 1-9.
 GRID = 96
 # The human ground truth's outline: black, a colour no segment (palette slot) is drawn in.
 GROUND_TRUTH_OUTLINE = (0, 0, 0)

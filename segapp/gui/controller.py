@@ -13,6 +13,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
+from segapp.core import render
+
 from . import files
 from .background import Background
 from .busy_clock import BusyClock
@@ -190,7 +192,7 @@ class Controller(QObject):
 
         self.files.run(lambda: files.write_constraints(path, snapshot), done, self.error)
 
-    def export(self, kind: str, path, opacity: float = 0.45, boundaries_only: bool = False) -> None:
+    def export(self, kind: str, path, opacity: float = render.OVERLAY_OPACITY, boundaries_only: bool = False) -> None:
         """Write the shown result at full size (in the worker): labels, overlay or eigenvectors."""
         if self.model.result is None:
             return self.error("no segmentation to export yet")

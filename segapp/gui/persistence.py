@@ -15,6 +15,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QSettings, QStandardPaths, Signal
 
 from segapp import core
+from segapp.core import render
 
 from .journal import COMPACT_EVERY, Journal, remove_session, session_key, unfinished_sessions
 
@@ -244,10 +245,10 @@ def restore_settings(model, data, where: str = "the saved session") -> list[str]
     elif method is not None:
         notes.append(f"{where}: unknown method {_short(method)} ignored; valid methods: {', '.join(core.METHODS)}")
     k = data.get("n_segments")
-    if isinstance(k, int) and not isinstance(k, bool) and 2 <= k <= 16:
+    if isinstance(k, int) and not isinstance(k, bool) and 2 <= k <= render.MAX_SEGMENTS:
         model.set_segments(k)
     elif k is not None:
-        notes.append(f"{where}: n_segments {_short(k)} is not a whole number from 2 to 16; "
+        notes.append(f"{where}: n_segments {_short(k)} is not a whole number from 2 to {render.MAX_SEGMENTS}; "
                      f"kept {model.n_segments}")
     specs = {m: {p.name: p for p in core.METHODS[m].params} for m in core.METHODS}
     method_params = {}

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QFrame, QGroup
                                QSpinBox, QVBoxLayout, QWidget)
 
 from segapp import core
+from segapp.core import render
 
 from .eigen_view import EigenView
 from .legend import Legend
@@ -29,7 +30,7 @@ class SidePanel(QWidget):
         self.method_box = QComboBox()
         self.method_box.addItems(list(core.METHODS))
         self.k_box = QSpinBox()
-        self.k_box.setRange(2, 16)
+        self.k_box.setRange(2, render.MAX_SEGMENTS)
         f.addRow("method", self.method_box)
         f.addRow("segments", self.k_box)
         lay.addWidget(box)
@@ -42,7 +43,7 @@ class SidePanel(QWidget):
         of = QFormLayout(obox)
         self.opacity = QSlider(Qt.Horizontal)
         self.opacity.setRange(0, 100)
-        self.opacity.setValue(45)
+        self.opacity.setValue(round(render.OVERLAY_OPACITY * 100))
         self.boundaries = QCheckBox("boundaries only")
         of.addRow("opacity", self.opacity)
         of.addRow(self.boundaries)

@@ -17,6 +17,7 @@ from collections import OrderedDict
 import numpy as np
 
 from segapp import core
+from segapp.core import render
 
 from .results import NodeMap, SegmentRequest, SegmentResult
 
@@ -129,9 +130,9 @@ class Engine:
         c.validate(shape)
         return path, c
 
-    def export(self, kind: str, path: str, rid: int, opacity: float = 0.45, boundaries_only: bool = False) -> str:
+    def export(self, kind: str, path: str, rid: int, opacity: float = render.OVERLAY_OPACITY,
+               boundaries_only: bool = False) -> str:
         """Write result ``rid`` at full size: ``'labels'``, ``'overlay'`` or ``'eigenvectors'``."""
-        from segapp.core import render
 
         seg = self._recent.get(rid)
         if seg is None:
