@@ -8,13 +8,13 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
 
+from .constraint_step import ROUNDINGS, ConstraintStep
 from .errors import ConstraintError, InvalidDataError, ParameterError
 from .graph.affinity import median_gamma, rbf_affinity
 from .graph.node_constraints import NodeConstraints
 from .methods import METHODS
 from .params import check_seed
-from .pipeline import check_method, method_params, run_method
-from .spectral.rounding import ROUNDINGS
+from .pipeline import check_method, constrain, method_params, run_method
 
 try:  # scikit-learn >= 1.6
     from sklearn.utils.validation import validate_data
@@ -89,7 +89,7 @@ class ConstrainedSpectralClustering(ClusterMixin, BaseEstimator):
         Seeds k-means (an int in [0, 2**32 - 1]).
     rounding : {'constrained', 'paper'}, default 'constrained'
         ``'constrained'``: labels honour every consistent constraint
-        (:mod:`core.spectral.rounding`); ``'paper'``: the method's own rounding.
+        (:mod:`core.constraint_step`); ``'paper'``: the method's own rounding.
 
     Attributes
     ----------
@@ -205,8 +205,10 @@ class ConstrainedSpectralClustering(ClusterMixin, BaseEstimator):
             return self._one_cluster(K, n, gamma, len(c))
         nc = NodeConstraints.from_pairs(n, m, c, mw, cw)
         nc.contradictions = notes + nc.contradictions
-        res = run_method(spec, K, nc, int(self.n_clusters), rng, params=params, features=feats,
-                         rounding=self.rounding)
+        res = run_method(spec, K, nc, int(self.n_clusters), rng, params=params, features=feats)
+        step = ConstraintStep(int(self.n_clusters), nc, graph=K) \
+            if self.rounding == "constrained" and spec.name != "ncut" else None
+        res = constrain(res, spec, nc, step, rounding=self.rounding)
         self.labels_ = res.labels
         self.embedding_ = res.embedding
         self.eigenvalues_ = res.eigenvalues

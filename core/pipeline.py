@@ -1,25 +1,24 @@
 """The graph-level pipeline both front doors share.
 
 :func:`core.segment` (images) and :class:`core.ConstrainedSpectralClustering` (any data)
-each build an affinity and node constraints their own way, then call :func:`run_method`:
-contradiction warnings, the method, translation of numerical failures into
-:class:`~core.errors.ConvergenceError`, and an embedding padded to at least three columns.
+each build an affinity, node constraints and the constraint step's input their own way, then
+call :func:`run_method` (the method, translation of numerical failures into
+:class:`~core.errors.ConvergenceError`, an embedding padded to at least three columns) and
+:func:`constrain` (the constraint step, or contradiction warnings where it does not run).
 """
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ._threads import one_blas_thread
-from .errors import ContradictoryConstraintsWarning, ConvergenceError, ParameterError, SegappError
+from .errors import ConvergenceError, ParameterError, SegappError
 from .graph import GRAPH_PARAMS
 from .graph.node_constraints import NodeConstraints, warn_contradictions
 from .methods import METHODS
 from .params import MethodSpec, resolve
-from .spectral import SpectralResult, row_normalize
-from .spectral.rounding import ROUNDING_PARAMS, constrained_labels, overruled_nodes
+from .spectral import SpectralResult
+from .constraint_step import ROUNDING_PARAMS, ConstraintStep, apply_step
 
 MIN_SHOWN = 3  # eigenvectors every result carries (missing ones: zero columns, eigenvalue NaN)
 
@@ -64,14 +63,8 @@ def pad_embedding(res: SpectralResult, m: int = MIN_SHOWN) -> SpectralResult:
 
 
 def run_method(spec: MethodSpec, K, nc: NodeConstraints, n_clusters: int, rng, *, params: dict,
-               features: np.ndarray | None = None, warn: bool = True,
-               rounding: str = "constrained", rounding_prior: float = 0.0,
-               rounding_colouring: str = "auto", graph=None,
-               cache=None, rounding_nc: NodeConstraints | None = None,
-               parent: np.ndarray | None = None, previous: np.ndarray | None = None,
-               rounding_stability: float = 0.0, appearance=None,
-               rounding_looks: float = 0.0, rounding_appearance: float = 0.0) -> SpectralResult:
-    """Run one method on a graph: the step both :func:`core.segment` and the estimator share.
+               features: np.ndarray | None = None, cache=None) -> SpectralResult:
+    """Fit one method on a graph: the step both :func:`core.segment` and the estimator share.
 
     Parameters
     ----------
@@ -86,47 +79,20 @@ def run_method(spec: MethodSpec, K, nc: NodeConstraints, n_clusters: int, rng, *
         The method's parameters, already validated (:func:`method_params`).
     features : ndarray, shape (n, d), optional
         Scaled node features for the methods that use them (rom's eq. 8, ssap Method 2).
-    warn : bool
-        Warn about node-level contradictions (the caller may have warned at pixel level).
-    rounding : {'constrained', 'paper'}
-        ``'constrained'`` re-rounds the method's embedding so that the labels honour every
-        consistent constraint (:mod:`core.spectral.rounding`, our addition);
-        ``'paper'`` keeps the paper's own labels.
-    rounding_prior, rounding_colouring, rounding_stability, rounding_looks
-        See :data:`~core.spectral.rounding.ROUNDING_PARAMS`.
-    appearance : tuple (colors, sizes), optional
-        Node mean colours (n', 3) and pixel counts (n',) of the nodes the constrained
-        rounding labels: what the stroked regions look like (``rounding_looks``).
-    previous : ndarray, shape (n',), int, optional
-        Each node's segment (of the nodes the constrained rounding labels) in the result
-        shown before this edit, -1 where unknown.
-    graph : sparse matrix or ndarray, shape (n, n), optional
-        The image graph the constrained rounding walks on (default ``K``).
     cache : ScopedCache, optional
         Where the method keeps what does not depend on the constraints
         (:mod:`core.graph.cache`), keyed by ``K``'s settings; ``None``: nothing is kept.
-    rounding_nc : NodeConstraints, optional
-        The constraints on the nodes the constrained rounding labels, when those are ``K``'s
-        nodes split where strokes meet (:func:`core.graph.refine.refine`); ``graph`` is then
-        on the split nodes too. Default: ``nc``.
-    parent : ndarray, shape (n',), int, optional
-        With ``rounding_nc``: the node of ``K`` each split node came from. The result's
-        labels and embedding are then on the split nodes.
 
     Returns
     -------
     SpectralResult
-        With at least :data:`MIN_SHOWN` embedding columns.
+        The method's own result, with at least :data:`MIN_SHOWN` embedding columns.
 
     Raises
     ------
     ConvergenceError
         A numerical failure inside the method (singular system, NaN), with the method named.
     """
-    rounded = rounding == "constrained" and bool(nc.strokes) and spec.name != "ncut"
-    final = rounding_nc if rounded and rounding_nc is not None else nc
-    if warn and spec.name != "ncut" and not rounded:
-        warn_contradictions(nc, stacklevel=4)
     try:
         with np.errstate(all="ignore"), one_blas_thread():  # node-level products: see core._threads
             res = spec.fit(K, nc, n_clusters, rng, features=features, cache=cache, **params)
@@ -134,32 +100,22 @@ def run_method(spec: MethodSpec, K, nc: NodeConstraints, n_clusters: int, rng, *
         raise
     except (np.linalg.LinAlgError, ValueError, ArithmeticError) as e:
         raise ConvergenceError(f"{spec.name}: numerical failure ({type(e).__name__}: {e})") from None
-    res.info["rounding"] = rounding
-    if rounded:
-        E = res.cluster_embedding
-        if E is None:  # no embedding of its own was clustered (ssap): its display embedding
-            E = row_normalize(res.embedding[:, :n_clusters])
-        labels0 = res.labels
-        if final is not nc:
-            E, labels0, res.embedding = E[parent], labels0[parent], res.embedding[parent]
-        res.labels, resolution = constrained_labels(E, labels0, final, n_clusters,
-                                                    graph=K if graph is None else graph,
-                                                    prior_weight=rounding_prior,
-                                                    colouring=rounding_colouring, previous=previous,
-                                                    stability=rounding_stability,
-                                                    appearance=appearance, looks_weight=rounding_looks,
-                                                    appearance_weight=rounding_appearance)
-        res.info["overruled"] = [k for k, ok in enumerate(resolution.honoured) if not ok]
-        # what the eigenvector view shows beside the vectors: where the strokes, not the
-        # method's own rounding, decided the label
-        res.info["overruled_nodes"] = overruled_nodes(labels0, res.labels)
-        if warn and res.info["overruled"]:  # what the final labels do not honour, by name
-            names = {"must": "must-link", "cannot": "cannot-link", "block": "block"}
-            said = [f"{names[final.strokes[k].kind]} #{final.strokes[k].index}" for k in res.info["overruled"]]
-            more = f" (and {len(said) - 1} more)" if len(said) > 1 else ""
-            why = (nc.contradictions[0] if final is nc and nc.contradictions else
-                   "newer constraints contradict it at the resolution of the graph (ends on one "
-                   "working pixel, or more cannot-linked groups than segments)")
-            warnings.warn(f"contradictory constraints: {said[0]}{more} not honoured: {why}",
-                          ContradictoryConstraintsWarning, stacklevel=3)
     return pad_embedding(res)
+
+
+def constrain(res: SpectralResult, spec: MethodSpec, nc: NodeConstraints, step: ConstraintStep | None, *,
+              rounding: str, warn: bool = True) -> SpectralResult:
+    """The method's result through the constraint step (:mod:`core.constraint_step`).
+
+    ``step`` is ``None`` where the step does not run (``rounding='paper'``, or the
+    unconstrained ncut baseline); it also does not run without strokes. Where it does not,
+    contradictions among the constraints are warned about here (``warn``; the caller may
+    have warned at pixel level; never for ncut, which takes no constraints); where it
+    does, the strokes it could not honour are named.
+    """
+    res.info["rounding"] = rounding
+    if step is not None and nc.strokes:
+        return apply_step(res, step, nc, warn=warn)
+    if warn and spec.name != "ncut":
+        warn_contradictions(nc, stacklevel=4)  # <- constrain <- segment / fit <- the user's code
+    return res

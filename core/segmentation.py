@@ -7,6 +7,7 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+from .constraint_step import ConstraintStep
 from .constraints import Constraints
 from .errors import ContradictoryConstraintsWarning, ParameterError
 from .graph.affinity import affinity_key, boundary_affinity, node_affinity
@@ -16,7 +17,7 @@ from .eval.metrics import honoured
 from .graph.representation import Representation, build_representation
 from .image import check_image
 from .params import check_seed, resolve
-from .pipeline import SHARED_PARAMS, check_method, method_params, node_cap, run_method
+from .pipeline import SHARED_PARAMS, check_method, constrain, method_params, node_cap, run_method
 from .prepared import Prepared
 
 
@@ -279,14 +280,15 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
                 parent = None
         prev = previous_nodes(previous, out, img.shape[:2], n_segments) \
             if previous is not None and rep_p["rounding"] == "constrained" else None
-        res = run_method(spec, K, nc, n_segments, rng, params=meth_p, features=feats,
-                         warn=not pixel_contradictions, rounding=rep_p["rounding"],
-                         rounding_prior=rep_p["rounding_prior"],
-                         rounding_colouring=rep_p["rounding_colouring"], graph=G, cache=cache,
-                         rounding_nc=nc_out, parent=parent, previous=prev,
-                         rounding_stability=rep_p["rounding_stability"],
-                         appearance=(out.colors, out.sizes), rounding_looks=rep_p["rounding_looks"],
-                         rounding_appearance=rep_p["rounding_appearance"])
+        res = run_method(spec, K, nc, n_segments, rng, params=meth_p, features=feats, cache=cache)
+        step = None
+        if rep_p["rounding"] == "constrained" and spec.name != "ncut":
+            step = ConstraintStep(n_segments, nc if nc_out is None else nc_out, graph=K if G is None else G,
+                                  parent=parent, previous=prev, appearance=(out.colors, out.sizes),
+                                  prior_weight=rep_p["rounding_prior"], colouring=rep_p["rounding_colouring"],
+                                  stability=rep_p["rounding_stability"], looks_weight=rep_p["rounding_looks"],
+                                  appearance_weight=rep_p["rounding_appearance"])
+        res = constrain(res, spec, nc, step, rounding=rep_p["rounding"], warn=not pixel_contradictions)
     for w in rec:
         caught.append(str(w.message))
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)

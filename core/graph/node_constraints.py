@@ -55,7 +55,7 @@ STROKE_PARAMS = (
 @dataclass(frozen=True)
 class Stroke:
     """One of the user's constraints, on nodes: what the constraint-respecting rounding
-    (:mod:`core.spectral.rounding`) must honour.
+    (:mod:`core.constraint_step`) must honour.
 
     Attributes
     ----------
@@ -279,7 +279,7 @@ def map_constraints(constraints: Constraints | None, rep: Representation, *, str
 def map_strokes(constraints: Constraints, rep: Representation) -> NodeConstraints:
     """The user's constraints as :class:`Stroke` objects on the nodes of ``rep``, without the
     node pairs :func:`map_constraints` builds for the methods: what the constraint-respecting
-    rounding reads (:mod:`core.spectral.rounding`), cheap even for 10^4 links."""
+    rounding reads (:mod:`core.constraint_step`), cheap even for 10^4 links."""
     strokes: list[Stroke] = []
     for kind, links in (("must", constraints.must_link), ("cannot", constraints.cannot_link)):
         for i, (r1, c1, r2, c2, _) in enumerate(links):

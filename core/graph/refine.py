@@ -11,7 +11,7 @@ exp(-(e_p + e_q) / 2 sigma_b)``, ``e`` the edge map, :mod:`core.graph.boundaries
 part ends where the image's edge inside the node is.
 
 The method itself still runs on the unsplit graph (its stroke-independent factorisations
-are kept per graph); the constraint-respecting rounding (:mod:`core.spectral.rounding`)
+are kept per graph); the constraint-respecting rounding (:mod:`core.constraint_step`)
 runs on the split one, each part starting from its parent node's embedding.
 """
 
@@ -92,7 +92,7 @@ def split_node(rep, node: int, anchors: list, sigma_intensity: float, sigma_boun
     A harmonic labelling of the node's pixel grid seeded at the anchors (see the module
     docstring for the weights). Pixels no path joins to an anchor go to the first one.
     """
-    from ..spectral.rounding import prior_walk
+    from ..constraint_step import prior_walk
 
     h, w = rep.node_map.shape
     pix = np.flatnonzero(rep.node_map.ravel() == node)

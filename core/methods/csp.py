@@ -422,7 +422,7 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, cache=None, *, b
     With ``affinity='gaussian'`` it receives the paper's Gaussian in position and colour.
 
     **Rounding.** ``rounding='paper'`` keeps the step above; the default ``'constrained'``
-    (our addition) re-rounds this embedding: :mod:`core.spectral.rounding`.
+    (our addition) re-rounds this embedding: :mod:`core.constraint_step`.
 
     References
     ----------

@@ -349,7 +349,7 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, cache=None, *, v
     With ``affinity='gaussian'`` it receives the paper's Gaussian in position and colour.
 
     **Rounding.** ``rounding='paper'`` keeps the step above; the default ``'constrained'``
-    (our addition) re-rounds this embedding: :mod:`core.spectral.rounding`.
+    (our addition) re-rounds this embedding: :mod:`core.constraint_step`.
 
     **Cost.** Nearly all the time goes to AP runs (dense ``n x n`` messages, ~40 iterations
     each): a round after the first starts at the previous round's preference and, when that

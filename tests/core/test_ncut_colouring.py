@@ -10,7 +10,8 @@ import pytest
 
 from segapp import core
 from segapp.core.eval import metrics, people
-from segapp.core.spectral.rounding import _cheapest_numbering, colour_codes, ncut_colouring, territory_looks
+from segapp.core.constraint_step.looks import colour_codes, territory_looks
+from segapp.core.constraint_step.ncut import _cheapest_numbering, ncut_colouring
 
 CONSTRAINED = [m for m in core.METHODS if m != "ncut"]
 

@@ -1,4 +1,4 @@
-"""The constraint-respecting rounding (core.spectral.rounding): known answers on tiny
+"""The constraint-respecting rounding (core.constraint_step): known answers on tiny
 embeddings, the newest stroke winning a conflict, and every consistent stroke honoured by
 every method on images."""
 
@@ -9,7 +9,7 @@ import pytest
 
 from segapp import core
 from segapp.core.graph.node_constraints import NodeConstraints as NC
-from segapp.core.spectral.rounding import constrained_labels, resolve
+from segapp.core.constraint_step import constrained_labels, resolve
 
 # Two tight clusters in a 1-D embedding: nodes 0-4 near 0, nodes 5-9 near 1.
 E = np.r_[np.linspace(0, 0.1, 5), np.linspace(0.9, 1.0, 5)][:, None]
@@ -117,7 +117,7 @@ def _path_graph(weights):
 
 
 def test_group_conductance_is_the_effective_conductance():
-    from segapp.core.spectral.rounding import group_conductance
+    from segapp.core.constraint_step.potts import group_conductance
 
     # two seeds at the ends of a path of conductances 1, 2, 4 in series: 1 / (1 + 1/2 + 1/4)
     W = _path_graph([1.0, 2.0, 4.0])
@@ -173,7 +173,7 @@ def test_neighbourhoods_are_not_joined_to_their_stroke():
 def _brute_colouring(cost, apart, pair):
     import itertools
 
-    from segapp.core.spectral.rounding import _colouring_cost
+    from segapp.core.constraint_step.potts import _colouring_cost
 
     best = (np.inf, None)
     for col in itertools.product(range(cost.shape[1]), repeat=cost.shape[0]):
@@ -187,7 +187,7 @@ def _brute_colouring(cost, apart, pair):
 def test_the_colouring_search_finds_the_least_potts_energy(seed):
     """Branch and bound (bound: each uncoloured group's cheapest colour given the coloured
     ones) against enumeration of every colouring of 7 groups in 3 colours."""
-    from segapp.core.spectral.rounding import _best_colouring, _colouring_cost
+    from segapp.core.constraint_step.potts import _best_colouring, _colouring_cost
 
     r = np.random.RandomState(seed)
     cost = r.rand(7, 3) * 0.1
@@ -203,7 +203,8 @@ def test_the_colouring_search_finds_the_least_potts_energy(seed):
 def test_beyond_the_exact_search_a_colourable_chain_is_coloured():
     """50 groups cannot-linked in a path, two colours: the greedy colouring (DSatur order)
     finds the alternating colouring instead of dropping cannot-links."""
-    from segapp.core.spectral.rounding import EXACT_GROUPS, _best_colouring
+    from segapp.core.constraint_step.params import EXACT_GROUPS
+    from segapp.core.constraint_step.potts import _best_colouring
 
     n = EXACT_GROUPS + 10
     r = np.random.RandomState(0)

@@ -1,0 +1,75 @@
+"""Rounding that honours the user's constraints: our addition to every paper.
+
+Every method ends in k-means (or a sign, or Yu & Shi's discretisation) on its embedding, and
+that step knows nothing of the constraints: a must-link's two ends can land in two segments
+even when the embedding moved them close. :func:`constrained_labels` rounds the method's
+result so that, whenever the constraints are consistent, both ends of every must-link share
+a segment, the ends of every cannot-link do not, and every labelled block has a segment of
+its own.
+
+1. **Resolve.** The user's constraints (:class:`~core.graph.node_constraints.Stroke`) are
+   taken newest first into a union-find of nodes: a must-link joins its two endpoint nodes,
+   a block joins its nodes to its label, a cannot-link forbids its endpoints' groups from
+   sharing a segment. A constraint that contradicts newer ones is not honoured (the newest
+   stroke wins) and is reported. Where two strokes end in one superpixel, the caller has
+   split it first (:mod:`core.graph.refine`), so strokes a person can draw consistently are
+   consistent here too. The nodes an endpoint stands for (its neighbourhood, which the
+   methods receive as constraints) are not joined here: they are the method's evidence,
+   not the user's word (joining them merged the groups of two segments of similar colour
+   and cost up to 0.3 ARI on the tuning images, ``bench/results/tuning.md``).
+2. **Colour.** With ``rounding_colouring='ncut'`` (:func:`_ncut_rounding`) the groups
+   (must-link components) are put into segments by the normalised cut (Shi & Malik) between
+   their territories on the image graph: the effective conductance between groups (the
+   Schur complement of the graph Laplacian onto the seeds) over the volume of the nodes
+   each group's walk reaches first (:func:`group_conductance`, :func:`ncut_colouring`),
+   plus ``rounding_looks`` times the scatter of what the groups look like (colour
+   histograms of the nodes each stroke end stands for and of each territory,
+   :func:`territory_looks`). Cannot-linked groups differ; as many segments are used as
+   there are groups, up to K. Unlike the
+   cut alone (the random walk's energy), it does not pay to give a cannot-link's end a
+   segment of its own as a blob, and two must-links in one region of one look go together
+   even when the graph between them is weak. Exact by enumeration for a person's strokes
+   (up to :data:`NCUT_EXACT` colourings), local moves beyond. The result on screen
+   (``previous``) only numbers the segments (``rounding_stability`` in the Hungarian
+   numbering), so the partition never depends on the order of the strokes.
+   ``'walk'`` colours by the walk's energy alone (a Potts energy,
+   branch and bound from a DSatur greedy colouring, exact up to 40 groups unless 2000
+   steps run out), where ``rounding_stability`` does move groups: a group pays it for each
+   of its nodes that had another segment on screen. ``'auto'`` (the default,
+   :func:`_auto_rounding`) runs both to the end (steps 2-4) and keeps the labels whose
+   segments have the lower normalised cut on the boundary graph; while no cannot-link is
+   drawn, a result with a sliver segment no stroke is in loses. ``'walk'`` serves strokes
+   placed where the result is wrong (the error-centre user), ``'ncut'`` strokes drawn
+   regions first; the choice was measured on the training images
+   (``bench/results/tuning.md``). ``'embedding'`` colours by the method's
+   embedding alone. When no colouring exists with ``n_clusters`` segments, the oldest
+   cannot-links are dropped until one does.
+3. **Fill.** With ``'ncut'``: while the strokes have not reached every segment, the method's
+   own segments seed the walk (the half of each segment's nodes its embedding is surest of):
+   one holding strokes of one segment seeds it, one holding none a segment no stroke took.
+   Must-links alone therefore never empty a segment, and what the strokes do not decide
+   follows the chosen method. With ``'walk'`` / ``'embedding'``: every other node goes to
+   the nearest centroid of the embedding; centroids and colours are recomputed until the
+   labels stop changing (COP-KMeans, Wagstaff et al. 2001, with must-link components as
+   units and the colouring exact).
+4. **Walk** (``rounding_prior`` > 0). The stroke-end nodes and block nodes (and step 3's
+   seeds) keep their colours and every other node is labelled by a random walk with a prior
+   (Grady, CVPR 2005) on the boundary graph of touching superpixels
+   (:func:`core.graph.affinity.boundary_affinity`), so the final labels follow the image's
+   edges. Every label's walk ends at each step with probability ``w / (1 + w)``,
+   ``w = rounding_prior``; a segment strokes have reached gets its mass from its seeds only
+   (and, with ``rounding_appearance`` > 0, from how much a node looks like its strokes'
+   surroundings), a segment no stroke has reached yet from the method's labels.
+
+Chosen by the simulated-user benchmark on the train split (``bench/tune.py``,
+``bench/results/tuning.md``).
+"""
+
+from .params import COLOURINGS, ROUNDING_PARAMS, ROUNDINGS
+from .resolve import Resolution, resolve
+from .stage import ConstraintStep, apply_step
+from .step import constrained_labels
+from .walk import overruled_nodes, prior_walk
+
+__all__ = ["COLOURINGS", "ROUNDINGS", "ROUNDING_PARAMS", "ConstraintStep", "Resolution", "apply_step",
+           "constrained_labels", "overruled_nodes", "prior_walk", "resolve"]

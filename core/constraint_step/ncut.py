@@ -1,0 +1,268 @@
+"""Steps 2-4 with ``rounding_colouring='ncut'``: groups coloured by the normalised cut between
+their territories and how they look; segments no stroke reached seeded from the method."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from .looks import territory_looks, colour_codes, appearance_prior, _look_samples
+from .params import SURE_SHARE, NCUT_EXACT
+from .potts import _greedy_colouring, group_conductance
+from .resolve import Resolution
+from .walk import prior_walk
+
+
+def ncut_colouring(C: np.ndarray, vol: np.ndarray, apart: list, k: int, unary: np.ndarray | None = None,
+                   start: np.ndarray | None = None, looks: np.ndarray | None = None,
+                   looks_weight: float = 0.0, min_colours: int | None = None) -> np.ndarray | None:
+    """Colouring of groups into ``k`` colours minimising the normalised cut between colours.
+
+    ``sum_c cut(c) / vol(c) + looks_weight * A``, where ``cut(c)`` is the effective
+    conductance (``C``, :func:`group_conductance`) between the groups of colour ``c`` and the
+    others and ``vol(c)`` the volume of their territories: Shi & Malik's normalised cut on
+    the graph the random walker sees between the groups. Unlike the Potts energy (the cut
+    alone), it does not pay to give a single stroke end a colour of its own (a blob): a
+    group's small territory makes its cut expensive. ``A`` (with ``looks``, shape
+    (n_groups, B), what each group looks like, :func:`territory_looks`) is the within-colour
+    scatter of the looks, every group weighing alike (k-means on the groups): groups that
+    look alike pay for different colours, so two strokes in one region of fur or water, far
+    apart on the graph, share a segment. Cannot-linked groups (``apart``) differ, and
+    ``min(k, n_groups)`` colours are used (``min_colours`` lowers that; an empty colour would
+    cost nothing). ``unary`` (n_groups, k) only numbers the colours of the partition found
+    (:func:`_cheapest_numbering`); it does not choose the partition.
+
+    Exact by enumeration up to :data:`NCUT_EXACT` colourings (colour symmetry removed: the
+    first group takes colour 0, and so on), else single-group moves from ``start`` (or the
+    greedy Potts colouring) until none lowers the objective. ``None`` when no colouring
+    keeps every ``apart`` pair apart.
+    """
+    n = len(vol)
+    U = np.zeros((n, k)) if unary is None else np.asarray(unary, float)
+    need = min(k, n) if min_colours is None else min(min_colours, k, n)
+    vol = np.maximum(np.asarray(vol, float), 1e-12)
+    ap = np.array(apart, np.int64).reshape(-1, 2)
+    if looks is not None and looks_weight > 0:
+        w = np.full(n, 1.0 / n)  # every group counts alike: a small region's strokes as much as a large one's
+        total = float((w * (looks ** 2).sum(1)).sum())
+
+    def objective(Z):  # Z: (m, n) colourings
+        onehot = Z[:, :, None] == np.arange(k)[None, None, :]  # (m, n, k)
+        v = np.einsum("mnk,n->mk", onehot, vol)
+        within = np.einsum("mnk,nh,mhk->mk", onehot, C, onehot)
+        assoc = np.einsum("mnk,n->mk", onehot, C.sum(1))
+        cut = assoc - within
+        val = np.where(v > 0, cut / np.maximum(v, 1e-12), 0.0).sum(1)
+        if looks is not None and looks_weight > 0:
+            oh = onehot.astype(float)
+            Wc = np.einsum("mnk,n->mk", oh, w)
+            Sc = np.einsum("mnk,n,nb->mkb", oh, w, looks)
+            val = val + looks_weight * (total - ((Sc ** 2).sum(2) / np.maximum(Wc, 1e-12)).sum(1))
+        used = onehot.any(1).sum(1)
+        bad = used < need
+        if len(ap):
+            bad |= (Z[:, ap[:, 0]] == Z[:, ap[:, 1]]).any(1)
+        return np.where(bad, np.inf, val)
+
+    if n == 0:
+        return np.zeros(0, np.int64)
+    if k ** n <= NCUT_EXACT:
+        best_val, best = np.inf, None
+        for Z in _canonical_colourings(n, k):
+            val = objective(Z)
+            j = int(np.argmin(val))
+            if val[j] < best_val:
+                best_val, best = val[j], Z[j].copy()
+        return None if best is None else _cheapest_numbering(best, U)
+    nbrs = [set() for _ in range(n)]
+    for a, b in apart:
+        nbrs[a].add(b)
+        nbrs[b].add(a)
+    colour = start if start is not None else _greedy_colouring(U, nbrs, C)
+    if colour is None:
+        return None
+    colour = np.asarray(colour, np.int64).copy()
+    cur = objective(colour[None])[0]
+    for _ in range(20):
+        moved = False
+        for g in range(n):
+            trial = np.repeat(colour[None], k, 0)
+            trial[:, g] = np.arange(k)
+            val = objective(trial)
+            c = int(np.argmin(val))
+            if val[c] < cur - 1e-12:
+                colour, cur, moved = trial[c], val[c], True
+        if not moved:
+            break
+    return _cheapest_numbering(colour, U) if np.isfinite(cur) else None
+
+
+def _cheapest_numbering(colour: np.ndarray, U: np.ndarray) -> np.ndarray:
+    """``colour`` with its colours renamed to minimise ``sum_g U[g, colour_g]`` (Hungarian on
+    the colours): the partition is the normalised cut's, the numbers the unary terms' (the
+    embedding's ties and the stability term: segments keep their numbers from the result
+    on screen without that result changing which groups go together)."""
+    from scipy.optimize import linear_sum_assignment
+
+    k = U.shape[1]
+    table = np.zeros((k, k))
+    np.add.at(table, colour, U)
+    rows, cols = linear_sum_assignment(table)
+    perm = np.arange(k)
+    perm[rows] = cols
+    return perm[colour]
+
+
+def _canonical_colourings(n: int, k: int, chunk: int = 20_000):
+    """Every colouring of ``n`` groups with at most ``k`` colours, up to renaming the colours
+    (group 0 takes colour 0, each group at most one more than the largest before it), in
+    chunks of at most ``chunk`` rows."""
+    rows = np.zeros((1, 1), np.int64)
+    for _ in range(1, n):
+        top = rows.max(1)
+        nxt = [np.column_stack([rows[c <= top + 1], np.full((c <= top + 1).sum(), c)]) for c in range(k)]
+        rows = np.vstack([x for x in nxt if len(x)])
+    for i in range(0, len(rows), chunk):
+        yield rows[i:i + chunk]
+
+
+def labels_ncut(W, labels: np.ndarray, k: int) -> float:
+    """Shi & Malik's normalised cut of a labelling on the graph ``W`` (shape (n, n)):
+    ``sum_c cut(c) / vol(c)`` over the ``k`` segments, infinite when one is empty."""
+    W = sp.csr_matrix(W)
+    d = np.asarray(W.sum(1)).ravel()
+    Y = sp.csr_matrix((np.ones(len(labels)), (np.arange(len(labels)), labels)), shape=(len(labels), k))
+    vol = Y.T @ d
+    if (vol <= 0).any():
+        return np.inf
+    within = np.asarray((Y.T @ W @ Y).diagonal()).ravel()
+    return float(((vol - within) / vol).sum())
+
+
+def _ncut_rounding(nc, E, labels, mu, res: Resolution, seeds, graph, k: int, unary, appearance,
+                   looks_weight: float, prior_weight: float, appearance_weight: float = 0.0) -> np.ndarray:
+    """Steps 2-4 with ``colouring='ncut'``.
+
+    2. The groups of stroke ends are coloured by :func:`ncut_colouring`: the normalised cut
+       between their territories on the image graph (:func:`group_conductance`) plus
+       ``looks_weight`` times how differently their strokes' surroundings look
+       (:func:`_look_samples`) and their territories look (:func:`territory_looks`, the
+       two histograms side by side), cannot-linked groups apart, and as many segments used
+       as there are groups, up to K (K asked and K groups drawn: K segments).
+    3. While the strokes have not reached every colour, the method's own segments seed the
+       walk (the nodes it is surest of, :func:`_sure_nodes`): a segment holding stroke nodes
+       of one colour seeds that colour, a segment holding none a colour no stroke took, one
+       holding several colours nothing. So must-links alone never empty a segment, and
+       what the strokes do not decide follows the chosen method.
+    4. The walk with a prior (:func:`prior_walk`) from those seeds; with
+       ``appearance_weight`` > 0 the reached colours are also pulled towards the colour
+       histogram of their strokes' surroundings (:func:`appearance_prior`).
+
+    The previous result only numbers the colours (through ``unary``): which groups go
+    together is the same whatever was on screen, so a result never depends on the order
+    of the strokes that led to it.
+
+    Parameters
+    ----------
+    nc : NodeConstraints
+    E : ndarray, shape (n, p)
+        The method's embedding.
+    labels : ndarray, shape (n,), int
+        The method's labels, numbered to follow the result on screen.
+    mu : ndarray, shape (k, p)
+        Their centroids in ``E``.
+    res : Resolution
+        Updated in place when cannot-links must be dropped.
+    seeds : ndarray, int
+        The stroke-end and block nodes.
+    graph : sparse matrix, shape (n, n)
+    k : int
+    unary : ndarray, shape (n_groups, k)
+        What each colour costs each group (embedding ties, stability): numbers only.
+    appearance : tuple (colors, sizes) or None
+    looks_weight, prior_weight, appearance_weight : float
+
+    Returns
+    -------
+    labels : ndarray, shape (n,), int64
+    """
+    n_groups = res.n_groups
+    grouped = res.group >= 0
+    user = seeds[res.group[seeds] >= 0]
+    C, vol, territory = group_conductance(graph, user, res.group[user], n_groups, volumes=True)
+    sample = _look_samples(nc, res)
+    looks = None
+    codes = colour_codes(appearance) if appearance is not None else None  # one codebook per call
+    if codes is not None:  # the strokes' surroundings and the territories, equally
+        looks = np.hstack([territory_looks(codes, sample, n_groups),
+                           territory_looks(codes, territory, n_groups)]) / np.sqrt(2)
+    apart = list(res.apart)
+
+    def colouring():
+        return ncut_colouring(C, vol, apart, k, unary, looks=looks, looks_weight=looks_weight)
+
+    colour = colouring()
+    while colour is None and apart:  # drop the oldest cannot-link until a colouring exists
+        oldest = int(np.argmin(res.apart_stroke))
+        res.honoured[res.apart_stroke.pop(oldest)] = False
+        apart.pop(oldest)
+        colour = colouring()
+    res.apart = apart
+    sure = [_sure_nodes(E, labels, mu, c, grouped) for c in range(k)]
+    vids = [c for c in range(k) if len(sure[c])]
+    user_labels = colour[res.group[user]]
+    reached = sorted(set(user_labels.tolist()))
+    free = [c for c in range(k) if c not in reached]
+    as_colour = np.full(k, -1)
+    if free and vids:
+        from scipy.optimize import linear_sum_assignment
+
+        node_colour = np.full(len(labels), -1)
+        node_colour[grouped] = colour[res.group[grouped]]
+        empty = []
+        for c in vids:
+            held = np.unique(node_colour[(labels == c) & grouped])
+            if len(held) == 1:
+                as_colour[c] = held[0]
+            elif len(held) == 0:
+                empty.append(c)
+        if empty:
+            table = np.array([[0.0 if c == f else 1.0 for f in free] for c in empty])
+            rows, cols = linear_sum_assignment(table)
+            for r_, c_ in zip(rows, cols):
+                as_colour[empty[r_]] = free[c_]
+    walk_seeds, walk_labels = [user], [user_labels]
+    for c in vids:
+        if as_colour[c] >= 0:
+            fresh = sure[c][~np.isin(sure[c], user)]
+            walk_seeds.append(fresh)
+            walk_labels.append(np.full(len(fresh), as_colour[c]))
+    seeds_w, labels_w = np.concatenate(walk_seeds), np.concatenate(walk_labels)
+    for c in range(k):
+        if as_colour[c] < 0:
+            as_colour[c] = c
+    prior = np.zeros((len(E), k))
+    prior[np.arange(len(E)), as_colour[labels]] = 1.0
+    weight = np.full(k, float(prior_weight))
+    got = sorted(reached)
+    prior[:, got] = 0.0  # reached segments: mass from their seeds only ...
+    if codes is not None and appearance_weight > 0 and got:
+        # ... and from how much a node looks like the territories of their groups
+        owner = np.where(sample >= 0, colour[np.maximum(sample, 0)], -1) if n_groups else sample
+        prior[:, got] = appearance_prior(codes, owner, k)[:, got]
+        weight[got] = appearance_weight
+    return prior_walk(graph, seeds_w, labels_w, prior, weight)
+
+
+def _sure_nodes(E: np.ndarray, labels: np.ndarray, mu: np.ndarray, c: int, grouped: np.ndarray) -> np.ndarray:
+    """The nodes of the method's segment ``c`` it is surest of: the :data:`SURE_SHARE` of
+    them with the largest margin between the nearest other centroid of the embedding and
+    their own, no stroke node among them (``grouped``). Empty when the segment is."""
+    nodes = np.flatnonzero((labels == c) & ~grouped)
+    if len(nodes) == 0:
+        return np.zeros(0, np.int64)
+    d2 = ((E[nodes, None, :] - mu[None, :, :]) ** 2).sum(-1)
+    others = np.delete(d2, c, axis=1)
+    margin = (others.min(1) if others.shape[1] else np.zeros(len(nodes))) - d2[:, c]
+    keep = max(1, int(np.ceil(SURE_SHARE * len(nodes))))
+    return np.sort(nodes[np.argsort(-margin, kind="stable")[:keep]]).astype(np.int64)

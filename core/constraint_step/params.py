@@ -1,0 +1,70 @@
+"""The constraint step's parameters (the ParamSpecs the CLI and the window's form show) and constants."""
+
+from __future__ import annotations
+
+from ..params import ParamSpec
+
+ROUNDINGS = ("constrained", "paper")
+
+COLOURINGS = ("auto", "ncut", "walk", "embedding")
+
+ROUNDING_PARAMS = (
+    ParamSpec("rounding", str, "constrained",
+              "constrained: the final labels honour every consistent constraint (must-link ends "
+              "together, cannot-link ends apart, each block label its own segment; the newest "
+              "stroke wins a conflict); paper: each paper's own k-means / sign / Yu-Shi step.",
+              choices=ROUNDINGS),
+    ParamSpec("rounding_prior", float, 0.01,
+              "Constrained rounding: the final labels come from a random walk on the image graph "
+              "from the stroke ends; a segment no stroke has reached yet follows the method's "
+              "labels, pulled in with this weight (0: no walk; every other node takes the "
+              "nearest segment of the method's embedding).",
+              low=0.0, high=1e6),
+    ParamSpec("rounding_colouring", str, "auto",
+              "Constrained rounding: how the groups of must-linked stroke ends get their "
+              "segments: auto (both walk and ncut, keeping the labels of lower normalised "
+              "cut on the image graph), walk (the image graph's random-walk energy, the cut alone; best for "
+              "strokes placed where the result is wrong), ncut (the normalised cut between the "
+              "groups' territories plus how they look: no blob cannot-links, no collapse, the "
+              "same result whatever the stroke order; best for strokes drawn regions first), "
+              "the method's embedding breaking ties in both; or embedding (the method's "
+              "embedding alone; also what ncut and walk mean when rounding_prior is 0, as "
+              "there is then no walk).",
+              choices=COLOURINGS),
+    ParamSpec("rounding_looks", float, 2.0,
+              "Constrained rounding with rounding_colouring=ncut: the weight of what the "
+              "stroke groups look like (colour histograms of the nodes near their ends and of "
+              "their territories) "
+              "against the normalised cut when groups of stroke ends are put in segments "
+              "(0: the graph alone).",
+              low=0.0, high=1e6),
+    ParamSpec("rounding_appearance", float, 0.0,
+              "Constrained rounding with rounding_colouring=ncut: the random walk's pull "
+              "towards what each stroked segment looks like (the colour histogram of its "
+              "groups' territories; Grady's walk with a prior model), so a region of one look "
+              "comes along with a stroke inside it (0: the image graph's edges alone).",
+              low=0.0, high=1e6),
+    ParamSpec("rounding_stability", float, 0.1,
+              "Constrained rounding, given the result shown before this edit (segment's "
+              "previous): what a group of must-linked stroke ends pays, per node, for leaving "
+              "the segment its nodes had there (in units of a node's degree, as the walk's "
+              "energy; with rounding_colouring=embedding or no walk, in the embedding's squared "
+              "distances), so that earlier strokes keep their segments unless the new "
+              "constraints need otherwise and a stroke does not recolour the image elsewhere "
+              "(0: ignore the previous result).",
+              low=0.0, high=1e6),
+)
+
+COLOURING_TIE_WEIGHT = 0.01  # the embedding's weight against the walk's energy in step 2
+
+NCUT_TIE_WEIGHT = 1e-3  # the embedding's weight against the normalised cut in step 2
+
+SURE_SHARE = 0.5  # step 4: the share of an unreached segment's nodes, most certain first, that seed it
+
+EXACT_GROUPS = 40  # groups coloured by the exact search; more: greedy with local moves
+
+NCUT_EXACT = 200_000  # colourings enumerated exactly (K^groups); more: greedy with local moves
+
+LOOK_BINS = 12  # colours of the codebook a territory's histogram counts
+
+UNREACHED_MIN_SHARE = 0.03  # 'auto': an unstroked segment smaller than this (no cannot-link yet) is a collapse

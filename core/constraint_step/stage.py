@@ -1,0 +1,94 @@
+"""The constraint step as a stage: one input object, the method's result in, the final labels out."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ContradictoryConstraintsWarning
+from ..spectral import SpectralResult, row_normalize
+from .step import constrained_labels
+from .walk import overruled_nodes
+
+KIND_NAMES = {"must": "must-link", "cannot": "cannot-link", "block": "block"}
+
+
+@dataclass(frozen=True)
+class ConstraintStep:
+    """Everything the constraint step reads besides the method's result.
+
+    :func:`core.segment` and the estimator each build one explicitly (the image's nodes
+    split where strokes meet, the result on screen, the boundary graph; or the samples and
+    their links) and hand it to :func:`apply_step`.
+
+    Attributes
+    ----------
+    n_clusters : int
+    nc : NodeConstraints
+        The constraints on the nodes the step labels.
+    graph : sparse matrix or ndarray, shape (n', n')
+        The graph of the colouring's energy (step 2) and of the walk (step 4): the image's
+        boundary graph, or the method's affinity where there is none.
+    parent : ndarray, shape (n',), int, optional
+        When the step labels the method's nodes split where strokes meet
+        (:func:`core.graph.refine.refine`): the method's node each came from.
+    previous : ndarray, shape (n',), int, optional
+        Each node's segment in the result shown before this edit, -1 where unknown.
+    appearance : tuple (colors (n', 3), sizes (n',)), optional
+        What the labelled nodes look like (``rounding_looks``, ``rounding_appearance``).
+    prior_weight, colouring, stability, looks_weight, appearance_weight
+        ``rounding_prior``, ``rounding_colouring``, ``rounding_stability``, ``rounding_looks``,
+        ``rounding_appearance`` (:data:`~core.constraint_step.ROUNDING_PARAMS`).
+    """
+
+    n_clusters: int
+    nc: object
+    graph: object
+    parent: np.ndarray | None = None
+    previous: np.ndarray | None = None
+    appearance: tuple | None = None
+    prior_weight: float = 0.0
+    colouring: str = "auto"
+    stability: float = 0.0
+    looks_weight: float = 0.0
+    appearance_weight: float = 0.0
+
+
+def apply_step(res: SpectralResult, step: ConstraintStep, method_nc, warn: bool = True) -> SpectralResult:
+    """``res`` with labels that honour every consistent constraint (:func:`constrained_labels`).
+
+    The method's embedding (its own clustered embedding, else its row-normalised display
+    vectors) and labels are carried onto ``step.parent``'s nodes when the step labels split
+    nodes. ``res.info`` gains ``overruled`` (strokes not honoured, by index) and
+    ``overruled_nodes`` (where the step decided otherwise than the method: what the
+    eigenvector view shows). With ``warn``, strokes not honoured are named in a
+    :class:`~core.errors.ContradictoryConstraintsWarning` (``method_nc``'s own
+    contradictions give the reason when the nodes were not split).
+    """
+    E = res.cluster_embedding
+    if E is None:  # no embedding of its own was clustered (ssap): its display embedding
+        E = row_normalize(res.embedding[:, :step.n_clusters])
+    labels0 = res.labels
+    if step.parent is not None:
+        E, labels0, res.embedding = E[step.parent], labels0[step.parent], res.embedding[step.parent]
+    res.labels, resolution = constrained_labels(E, labels0, step.nc, step.n_clusters,
+                                                graph=step.graph,
+                                                prior_weight=step.prior_weight, colouring=step.colouring,
+                                                previous=step.previous, stability=step.stability,
+                                                appearance=step.appearance, looks_weight=step.looks_weight,
+                                                appearance_weight=step.appearance_weight)
+    res.info["overruled"] = [k for k, ok in enumerate(resolution.honoured) if not ok]
+    res.info["overruled_nodes"] = overruled_nodes(labels0, res.labels)
+    if warn and res.info["overruled"]:  # what the final labels do not honour, by name
+        strokes = step.nc.strokes
+        said = [f"{KIND_NAMES[strokes[k].kind]} #{strokes[k].index}" for k in res.info["overruled"]]
+        more = f" (and {len(said) - 1} more)" if len(said) > 1 else ""
+        why = (method_nc.contradictions[0] if step.parent is None and method_nc.contradictions else
+               "newer constraints contradict it at the resolution of the graph (ends on one "
+               "working pixel, or more cannot-linked groups than segments)")
+        # apply_step <- pipeline.constrain <- segment / fit <- the user's code
+        warnings.warn(f"contradictory constraints: {said[0]}{more} not honoured: {why}",
+                      ContradictoryConstraintsWarning, stacklevel=4)
+    return res

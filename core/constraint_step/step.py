@@ -1,0 +1,153 @@
+"""The constraint step's entry: :func:`constrained_labels` dispatches on the colouring
+(``'auto'`` runs two and keeps the lower normalised cut)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .ncut import labels_ncut, _ncut_rounding
+from .params import COLOURING_TIE_WEIGHT, NCUT_TIE_WEIGHT, UNREACHED_MIN_SHARE
+from .potts import _best_colouring, group_conductance
+from .resolve import Resolution, resolve, _seed_nodes
+from .walk import prior_walk, _follow_numbering, _centroids
+
+
+def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_clusters: int,
+                       max_iter: int = 20, graph=None, prior_weight: float = 0.0,
+                       colouring: str = "walk", previous: np.ndarray | None = None,
+                       stability: float = 0.0, appearance=None,
+                       looks_weight: float = 0.0, appearance_weight: float = 0.0) -> tuple[np.ndarray, Resolution]:
+    """Labels that honour the user's constraints, from a method's result (module docstring).
+
+    Parameters
+    ----------
+    embedding : ndarray, shape (n, p)
+        What the method's own rounding clustered (e.g. NJW's row-normalised eigenvectors).
+    labels0 : ndarray, shape (n,)
+        The method's own labels: the starting centroids.
+    nc : NodeConstraints
+    n_clusters : int
+    max_iter : int
+        Rounds of (colour groups, assign the other nodes, move centroids).
+    graph : sparse matrix or ndarray, shape (n, n), optional
+        With ``prior_weight > 0``: the graph of the walk (step 4) and, with
+        ``colouring='walk'``, of the colouring's energy (step 2).
+    prior_weight : float
+        The walk's prior weight (0: no walk), step 4.
+    colouring : {'walk', 'embedding'}
+    previous : ndarray, shape (n,), int, optional
+        Each node's segment in the result shown before this edit (-1: none), step 2's
+        stability term.
+    stability : float
+        Its weight per node (``rounding_stability``).
+
+    Returns
+    -------
+    labels : ndarray, shape (n,), int64
+    resolution : Resolution
+        Which strokes are honoured (after dropping, if need be, the oldest cannot-links that
+        made a colouring with ``n_clusters`` segments impossible).
+    """
+    if colouring == "auto":
+        return _auto_rounding(embedding, labels0, nc, n_clusters, max_iter=max_iter, graph=graph,
+                              prior_weight=prior_weight, previous=previous, stability=stability,
+                              appearance=appearance, looks_weight=looks_weight,
+                              appearance_weight=appearance_weight)
+    E = np.asarray(embedding, float)
+    if E.ndim == 1:
+        E = E[:, None]
+    if not np.isfinite(E).all():
+        from ..errors import ConvergenceError
+
+        raise ConvergenceError("the constrained rounding got a non-finite embedding (the method's "
+                               "eigenvectors hold NaN or infinity); try rounding='paper' or another method")
+    res = resolve(nc)
+    labels = np.asarray(labels0, np.int64).copy()
+    if res.n_groups == 0:
+        return labels, res
+    walk = graph is not None and prior_weight > 0
+    seeds = _seed_nodes(nc, res) if walk else np.flatnonzero(res.group >= 0)
+    pair, tie = None, 1.0
+    if walk and colouring == "walk":
+        pair = group_conductance(graph, seeds, res.group[seeds], res.n_groups)
+        pair /= max(float(np.median(np.asarray(graph.sum(1)))), 1e-12)  # in units of a node's degree
+        tie = COLOURING_TIE_WEIGHT
+    elif walk and colouring == "ncut":
+        tie = NCUT_TIE_WEIGHT
+    keep = 0.0  # the stability term: members whose previous segment is not the colour
+    if previous is not None and stability > 0:
+        prev = np.asarray(previous, np.int64)
+        labels = _follow_numbering(labels, prev, n_clusters)
+        had = np.stack([(prev == c) for c in range(n_clusters)], 1)  # (n, K)
+        known = had.any(1)
+        keep = stability * np.array([(known[m][:, None] & ~had[m]).sum(0) for m in
+                                     [np.flatnonzero(res.group == g) for g in range(res.n_groups)]], float)
+    spread = E[np.random.RandomState(0).permutation(len(E))[:n_clusters]]
+    mu = _centroids(E, labels, n_clusters, spread)
+    grouped = res.group >= 0
+    members = [np.flatnonzero(res.group == g) for g in range(res.n_groups)]
+    if walk and colouring == "ncut":
+        d2 = ((E[:, None, :] - mu[None, :, :]) ** 2).sum(-1)
+        unary = tie * np.array([d2[m].sum(0) for m in members]) + keep
+        labels = _ncut_rounding(nc, E, labels, mu, res, seeds, graph, n_clusters, unary, appearance,
+                                looks_weight, prior_weight, appearance_weight)
+        return labels, res
+    apart = list(res.apart)
+    dropped: list[int] = []
+    for _ in range(max_iter):
+        d2 = ((E[:, None, :] - mu[None, :, :]) ** 2).sum(-1)  # (n, K)
+        cost = tie * np.array([d2[m].sum(0) for m in members]) + keep
+        colour = _best_colouring(cost, apart, pair)
+        while colour is None and apart:  # drop the oldest cannot-link until a colouring exists
+            oldest = int(np.argmin(res.apart_stroke))
+            dropped.append(res.apart_stroke.pop(oldest))
+            apart.pop(oldest)
+            colour = _best_colouring(cost, apart, pair)
+        new = np.argmin(d2, axis=1)
+        new[grouped] = colour[res.group[grouped]]
+        if np.array_equal(new, labels):
+            break
+        labels = new
+        mu = _centroids(E, labels, n_clusters, mu)
+    for k in dropped:
+        res.honoured[k] = False
+    res.apart = apart
+    if walk:
+        seeds = seeds[res.group[seeds] >= 0]
+        prior = np.zeros((len(E), n_clusters))
+        prior[np.arange(len(E)), labels] = 1.0
+        prior[:, np.unique(labels[seeds])] = 0.0  # reached segments: mass from their seeds only
+        labels = prior_walk(graph, seeds, labels[seeds], prior, prior_weight)
+    return labels, res
+
+
+def _collapsed(labels: np.ndarray, stroked: np.ndarray, k: int) -> bool:
+    """A segment under :data:`UNREACHED_MIN_SHARE` of the nodes that no stroke node is in."""
+    share = np.bincount(labels, minlength=k) / len(labels)
+    held = np.bincount(labels[stroked], minlength=k) > 0
+    return bool(((share < UNREACHED_MIN_SHARE) & ~held).any())
+
+
+def _auto_rounding(embedding, labels0, nc, n_clusters: int, graph=None, **kw):
+    """``colouring='auto'``: both colourings, and the labels of lower normalised cut.
+
+    The walk's colouring (:func:`constrained_labels` with ``'walk'``) follows the result on
+    screen and the method's embedding; the normalised-cut colouring (:func:`_ncut_rounding`)
+    follows the territories and looks of the stroked regions. Each gives final labels; the
+    one kept is the one whose segments have the lower normalised cut
+    ``sum_c cut(c) / vol(c)`` on the boundary graph (:func:`labels_ncut`, the criterion the
+    spectral methods relax), so a blob around a cannot-link's end (a small ``vol`` with a
+    long border) loses to a region-level result. While no cannot-link is drawn, a result
+    with a segment of under :data:`UNREACHED_MIN_SHARE` of the nodes and no stroke in it
+    loses too (must-links alone never shrink a segment to a sliver). Ties go to ``'walk'``.
+    Without a graph (no walk) this is ``'walk'``.
+    """
+    tried = [constrained_labels(embedding, labels0, nc, n_clusters, graph=graph, colouring=c, **kw)
+             for c in (("walk", "ncut") if graph is not None and kw.get("prior_weight", 0) > 0 else ("walk",))]
+    if len(tried) == 1:
+        return tried[0]
+    res = resolve(nc)
+    stroked = res.group >= 0
+    scores = [(not res.apart and _collapsed(lab, stroked, n_clusters), labels_ncut(graph, lab, n_clusters))
+              for lab, _ in tried]
+    return tried[1] if scores[1] < scores[0] else tried[0]
