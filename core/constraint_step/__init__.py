@@ -15,8 +15,8 @@ its own.
    split it first (:mod:`core.graph.refine`), so strokes a person can draw consistently are
    consistent here too. The nodes an endpoint stands for (its neighbourhood, which the
    methods receive as constraints) are not joined here: they are the method's evidence,
-   not the user's word (joining them merged the groups of two segments of similar colour
-   and cost up to 0.3 ARI on the tuning images, ``bench/results/tuning.md``).
+   not the user's word: joined, they merge the groups of two segments of similar colour
+   (measured in ``bench/results/tuning.md``).
 2. **Colour.** With ``rounding_colouring='ncut'`` (:func:`_ncut_rounding`) the groups
    (must-link components) are put into segments by the normalised cut (Shi & Malik) between
    their territories on the image graph: the effective conductance between groups (the

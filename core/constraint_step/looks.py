@@ -37,9 +37,8 @@ def territory_looks(codes, territory: np.ndarray, n_groups: int) -> np.ndarray:
 
 def colour_codes(appearance) -> tuple[np.ndarray, np.ndarray]:
     """Each node's entry in a codebook of :data:`LOOK_BINS` colours (k-means on the image's
-    node colours, seeded), and the node sizes: ``(code (n,), sizes (n,))``. (Soft entries,
-    Gaussian weights of the distances to the codes, were measured and lost 0.07 ARI on the
-    regions-first user, ``bench/results/tuning.md``.)"""
+    node colours, seeded), and the node sizes: ``(code (n,), sizes (n,))``; hard entries
+    (soft ones were measured worse: ``bench/results/tuning.md``)."""
     from scipy.cluster.vq import kmeans2
 
     colors, sizes = (np.asarray(a, float) for a in appearance)

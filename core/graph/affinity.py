@@ -1,4 +1,16 @@
-"""Affinity matrices shared by every method."""
+"""Affinity matrices shared by every method (the ``affinity`` parameter).
+
+* ``'contour'`` (default, :func:`contour_affinity`): the papers' Gaussian in position and
+  colour, cut down between nodes that every path of touching superpixels separates by a
+  strong image edge; positive definite with unit diagonal, like the Gaussian.
+* ``'boundary'``: the adjacency of touching superpixels weighted by colour difference and
+  edge strength (:func:`boundary_affinity`), given to the methods as its diffusion kernel
+  ``(I + t L_sym)^-1`` at unit diagonal (:func:`diffusion_kernel`), fully connected and
+  positive definite.
+* ``'gaussian'``: the papers' Gaussian in position and colour.
+
+Each method's docstring says what its equations make of them (its **Graph.** paragraph).
+"""
 
 from __future__ import annotations
 

@@ -8,9 +8,8 @@ The rule (documented in the README):
   ``sigma_intensity`` of the endpoint node (its neighbourhood); the link then joins every
   node of one end to every node of the other (at most ``MAX_PER_END`` = 64 per end, nearest first),
   and, because an end stands for its neighbourhood, the nodes of each end are must-linked to
-  one another (with the link's weight) for must- and cannot-links alike. On the simulated-user
-  benchmark (``bench/tune.py``, 20 training images) this lifted csp's mean ARI after 3 rounds
-  from 0.51 to 0.64 and its NoC@0.80 from 7.6 to 6.2.
+  one another (with the link's weight) for must- and cannot-links alike (chosen on the
+  simulated-user benchmark, ``bench/results/tuning.md``).
 * A must-link whose ends fall in one node is already satisfied and dropped. A cannot-link
   whose ends fall in one node cannot be honoured: it is dropped with a
   :class:`ContradictoryConstraintsWarning`.

@@ -404,22 +404,16 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, cache=None, *, b
     ``beta_halvings`` and ``info['beta']`` the ``beta`` used. A ``beta`` the caller gave is
     never changed: without feasible vectors it is an error that says so.
 
-    **Graph.** By default (``affinity='contour'``) the method receives
-    :func:`core.graph.affinity.contour_affinity`: the papers' Gaussian in position and colour,
-    cut down between nodes that every path of touching superpixels separates by a strong image
-    edge (positive definite, unit diagonal, as the Gaussian); eq. 9 normalises any affinity
-    into L_bar; the Gaussian part keeps the unconstrained cut (round 0) that the boundary
-    graph's diffusion kernel lost, and the contour factor keeps a stroke's effect, carried by
-    L_bar, from jumping across an image edge.
-    With ``affinity='boundary'`` (adjacency of touching superpixels weighted by
-    colour difference and edge strength, :func:`core.graph.affinity.boundary_affinity`) the
-    method receives its diffusion kernel ``(I + t L_sym)^-1`` at unit diagonal
-    (:func:`core.graph.affinity.diffusion_kernel`).
+    **Graph.** Every method receives the same affinity (``affinity``: the contour kernel by
+    default, the boundary graph's diffusion kernel, or the papers' Gaussian; each is
+    described once in :mod:`core.graph.affinity`). With the contour kernel: eq. 9 normalises
+    any affinity into L_bar; the Gaussian part keeps the unconstrained cut (round 0) that
+    the boundary graph's diffusion kernel lost, and the contour factor keeps a stroke's
+    effect, carried by L_bar, from jumping across an image edge. With the diffusion kernel:
     csp's eq. 9 normalises an affinity into L_bar = I - D^-1/2 K D^-1/2 and needs no kernel,
     but its constraints act only through that Laplacian: on the sparse boundary graph a
     stroke's effect stays local (measured: csp fell behind), so it gets the diffusion
     kernel, whose Laplacian carries a stroke along paths that do not cross image edges.
-    With ``affinity='gaussian'`` it receives the paper's Gaussian in position and colour.
 
     **Rounding.** ``rounding='paper'`` keeps the step above; the default ``'constrained'``
     (our addition) re-rounds this embedding: :mod:`core.constraint_step`.

@@ -114,20 +114,14 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, cache=None, *, n
     clustering of ``W~``. The paper takes "the K largest nontrivial eigenvectors"; we take the
     top K as every other method here (NJW), including the near-constant one.
 
-    **Graph.** By default (``affinity='contour'``) the method receives
-    :func:`core.graph.affinity.contour_affinity`: the papers' Gaussian in position and colour,
-    cut down between nodes that every path of touching superpixels separates by a strong image
-    edge (positive definite, unit diagonal, as the Gaussian); its first step is a k-NN graph
-    over a fully connected affinity (sec. 3.1); with the contour factor the k nearest
-    neighbours of a node lie on its side of an image edge.
-    With ``affinity='boundary'`` (adjacency of touching superpixels weighted by
-    colour difference and edge strength, :func:`core.graph.affinity.boundary_affinity`) the
-    method receives its diffusion kernel ``(I + t L_sym)^-1`` at unit diagonal
-    (:func:`core.graph.affinity.diffusion_kernel`).
-    e2cp's first step is a k-NN graph over a fully connected affinity (sec. 3.1): the
-    diffusion kernel ranks every pair by paths that avoid image edges, so the k nearest
+    **Graph.** Every method receives the same affinity (``affinity``: the contour kernel by
+    default, the boundary graph's diffusion kernel, or the papers' Gaussian; each is
+    described once in :mod:`core.graph.affinity`). With the contour kernel: its first step
+    is a k-NN graph over a fully connected affinity (sec. 3.1); with the contour factor the
+    k nearest neighbours of a node lie on its side of an image edge. With the diffusion
+    kernel: e2cp's first step is a k-NN graph over a fully connected affinity (sec. 3.1):
+    the diffusion kernel ranks every pair by paths that avoid image edges, so the k nearest
     neighbours of a node lie on its side of a boundary.
-    With ``affinity='gaussian'`` it receives the paper's Gaussian in position and colour.
 
     **Rounding.** ``rounding='paper'`` keeps the step above; the default ``'constrained'``
     (our addition) re-rounds this embedding: :mod:`core.constraint_step`.

@@ -154,20 +154,15 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, cache=None, *, e
     we follow eq. 3 (it is the likelihood's precision), so the closed forms eqs. 6-8 hold
     with their ``eps^2`` equal to half of ours (tested).
 
-    **Graph.** By default (``affinity='contour'``) the method receives
-    :func:`core.graph.affinity.contour_affinity`: the papers' Gaussian in position and colour,
-    cut down between nodes that every path of touching superpixels separates by a strong image
-    edge (positive definite, unit diagonal, as the Gaussian); eq. 1 reads the affinity as a
-    Gaussian-process covariance and inverts it, so it must be positive definite: the contour
-    kernel is (see :func:`~core.graph.affinity.contour_affinity`).
-    With ``affinity='boundary'`` (adjacency of touching superpixels weighted by
-    colour difference and edge strength, :func:`core.graph.affinity.boundary_affinity`) the
-    method receives its diffusion kernel ``(I + t L_sym)^-1`` at unit diagonal
-    (:func:`core.graph.affinity.diffusion_kernel`).
-    gp-propagation's eq. 1 treats the affinity as a Gaussian-process covariance and inverts
-    it, so it needs a positive-definite kernel: the diffusion kernel is one (its eigenvalues
-    are 1 / (1 + t lambda_i) > 0), the sparse boundary graph is not.
-    With ``affinity='gaussian'`` it receives the paper's Gaussian in position and colour.
+    **Graph.** Every method receives the same affinity (``affinity``: the contour kernel by
+    default, the boundary graph's diffusion kernel, or the papers' Gaussian; each is
+    described once in :mod:`core.graph.affinity`). With the contour kernel: eq. 1 reads the
+    affinity as a Gaussian-process covariance and inverts it, so it must be positive
+    definite: the contour kernel is (see :func:`~core.graph.affinity.contour_affinity`).
+    With the diffusion kernel: gp-propagation's eq. 1 treats the affinity as a
+    Gaussian-process covariance and inverts it, so it needs a positive-definite kernel: the
+    diffusion kernel is one (its eigenvalues are 1 / (1 + t lambda_i) > 0), the sparse
+    boundary graph is not.
 
     **Rounding.** ``rounding='paper'`` keeps the step above; the default ``'constrained'``
     (our addition) re-rounds this embedding: :mod:`core.constraint_step`.

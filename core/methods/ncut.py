@@ -34,18 +34,12 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, cache=None) -> S
     clustered with k-means (Ng, Jordan & Weiss 2001), the relaxation of the normalised cut
     ``min u^T L u / u^T D u`` (Shi & Malik 2000, eq. 5).
 
-    **Graph.** By default (``affinity='contour'``) the method receives
-    :func:`core.graph.affinity.contour_affinity`: the papers' Gaussian in position and colour,
-    cut down between nodes that every path of touching superpixels separates by a strong image
-    edge (positive definite, unit diagonal, as the Gaussian); its result is every constrained
-    method's round 0, so it gets their kernel.
-    With ``affinity='boundary'`` (adjacency of touching superpixels weighted by
-    colour difference and edge strength, :func:`core.graph.affinity.boundary_affinity`) the
-    method receives its diffusion kernel ``(I + t L_sym)^-1`` at unit diagonal
-    (:func:`core.graph.affinity.diffusion_kernel`).
+    **Graph.** Every method receives the same affinity (``affinity``: the contour kernel by
+    default, the boundary graph's diffusion kernel, or the papers' Gaussian; each is
+    described once in :mod:`core.graph.affinity`). With the contour kernel: its result is
+    every constrained method's round 0, so it gets their kernel. With the diffusion kernel:
     Normalised cuts works on any affinity; for uniformity with the constrained methods (its
     result is their round 0) it gets the same diffusion kernel.
-    With ``affinity='gaussian'`` it receives the paper's Gaussian in position and colour.
 
     References
     ----------

@@ -159,18 +159,13 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, cache=None, *, a
     as spectral learning does for single pairs (:func:`zero_cannot_blocks`); without
     cannot-links the method is exactly the paper's.
 
-    **Graph.** By default (``affinity='contour'``) the method receives
-    :func:`core.graph.affinity.contour_affinity`: the papers' Gaussian in position and colour,
-    cut down between nodes that every path of touching superpixels separates by a strong image
-    edge (positive definite, unit diagonal, as the Gaussian); eq. 6's ranking spreads over a
-    fully connected affinity; the contour factor keeps it from spreading across an image edge.
-    With ``affinity='boundary'`` (adjacency of touching superpixels weighted by
-    colour difference and edge strength, :func:`core.graph.affinity.boundary_affinity`) the
-    method receives its diffusion kernel ``(I + t L_sym)^-1`` at unit diagonal
-    (:func:`core.graph.affinity.diffusion_kernel`).
-    rom's ranking on manifolds (eq. 6) spreads along a fully connected affinity; the
-    diffusion kernel makes that affinity follow paths that avoid image edges.
-    With ``affinity='gaussian'`` it receives the paper's Gaussian in position and colour.
+    **Graph.** Every method receives the same affinity (``affinity``: the contour kernel by
+    default, the boundary graph's diffusion kernel, or the papers' Gaussian; each is
+    described once in :mod:`core.graph.affinity`). With the contour kernel: eq. 6's ranking
+    spreads over a fully connected affinity; the contour factor keeps it from spreading
+    across an image edge. With the diffusion kernel: rom's ranking on manifolds (eq. 6)
+    spreads along a fully connected affinity; the diffusion kernel makes that affinity
+    follow paths that avoid image edges.
 
     **Rounding.** ``rounding='paper'`` keeps the step above; the default ``'constrained'``
     (our addition) re-rounds this embedding: :mod:`core.constraint_step`.

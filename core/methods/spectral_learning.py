@@ -52,19 +52,13 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, cache=None) -> S
     normalisation that every other method here uses, so that only the way constraints enter
     differs between methods.
 
-    **Graph.** By default (``affinity='contour'``) the method receives
-    :func:`core.graph.affinity.contour_affinity`: the papers' Gaussian in position and colour,
-    cut down between nodes that every path of touching superpixels separates by a strong image
-    edge (positive definite, unit diagonal, as the Gaussian); Kamvar et al. set single entries
-    to 1 or 0, so every pair needs an entry: a fully connected kernel.
-    With ``affinity='boundary'`` (adjacency of touching superpixels weighted by
-    colour difference and edge strength, :func:`core.graph.affinity.boundary_affinity`) the
-    method receives its diffusion kernel ``(I + t L_sym)^-1`` at unit diagonal
-    (:func:`core.graph.affinity.diffusion_kernel`).
-    Kamvar et al. set single affinities to 1 or 0; on the sparse boundary graph such an
-    entry joins two nodes that need not touch, so it gets the fully connected diffusion
-    kernel, where every pair has an entry to set.
-    With ``affinity='gaussian'`` it receives the paper's Gaussian in position and colour.
+    **Graph.** Every method receives the same affinity (``affinity``: the contour kernel by
+    default, the boundary graph's diffusion kernel, or the papers' Gaussian; each is
+    described once in :mod:`core.graph.affinity`). With the contour kernel: kamvar et al.
+    set single entries to 1 or 0, so every pair needs an entry: a fully connected kernel.
+    With the diffusion kernel: Kamvar et al. set single affinities to 1 or 0; on the sparse
+    boundary graph such an entry joins two nodes that need not touch, so it gets the fully
+    connected diffusion kernel, where every pair has an entry to set.
 
     **Rounding.** ``rounding='paper'`` keeps the step above; the default ``'constrained'``
     (our addition) re-rounds this embedding: :mod:`core.constraint_step`.

@@ -333,20 +333,14 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, cache=None, *, v
     dissimilarity``, shared by the violated links) and Method 2's gradient is averaged over
     them. Method 3 (boosting) is not offered.
 
-    **Graph.** By default (``affinity='contour'``) the method receives
-    :func:`core.graph.affinity.contour_affinity`: the papers' Gaussian in position and colour,
-    cut down between nodes that every path of touching superpixels separates by a strong image
-    edge (positive definite, unit diagonal, as the Gaussian); Method 1's similarities ``s_ij =
-    2 log K_ij`` become the Gaussian's ``-||f_i - f_j||^2`` minus ``2 m_ij / sigma_contour``,
-    an edge penalty, defined for every pair.
-    With ``affinity='boundary'`` (adjacency of touching superpixels weighted by
-    colour difference and edge strength, :func:`core.graph.affinity.boundary_affinity`) the
-    method receives its diffusion kernel ``(I + t L_sym)^-1`` at unit diagonal
-    (:func:`core.graph.affinity.diffusion_kernel`).
-    ssap's similarities are ``2 log K_ij`` (Method 1), defined for every pair: it gets the
-    diffusion kernel, positive everywhere. Method 2 learns a metric on the node features and
-    uses no graph.
-    With ``affinity='gaussian'`` it receives the paper's Gaussian in position and colour.
+    **Graph.** Every method receives the same affinity (``affinity``: the contour kernel by
+    default, the boundary graph's diffusion kernel, or the papers' Gaussian; each is
+    described once in :mod:`core.graph.affinity`). With the contour kernel: method 1's
+    similarities ``s_ij = 2 log K_ij`` become the Gaussian's ``-||f_i - f_j||^2`` minus ``2
+    m_ij / sigma_contour``, an edge penalty, defined for every pair. With the diffusion
+    kernel: ssap's similarities are ``2 log K_ij`` (Method 1), defined for every pair: it
+    gets the diffusion kernel, positive everywhere. Method 2 learns a metric on the node
+    features and uses no graph.
 
     **Rounding.** ``rounding='paper'`` keeps the step above; the default ``'constrained'``
     (our addition) re-rounds this embedding: :mod:`core.constraint_step`.
