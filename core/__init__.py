@@ -13,7 +13,7 @@ Layout: :mod:`core.graph` (nodes, affinities, node constraints), :mod:`core.spec
 baselines), :mod:`core.image`, :mod:`core.constraints`, :mod:`core.render`.
 """
 
-from .constraints import Block, Constraints
+from .constraints import Block, Constraints, Kind
 from .errors import (ConstraintError, ContradictoryConstraintsWarning, ConvergenceError,
                      ConvergenceWarning, DisconnectedGraphWarning, FallbackWarning, InvalidImageError,
                      ParameterError, SegappError, SegappWarning)
@@ -25,7 +25,7 @@ from .prepared import Prepared, prepare
 from .segmentation import Segmentation, segment
 
 __all__ = [
-    "METHODS", "REPRESENTATION_PARAMS", "Block", "Constraints", "segment", "Segmentation", "prepare", "Prepared",
+    "METHODS", "REPRESENTATION_PARAMS", "Block", "Constraints", "Kind", "segment", "Segmentation", "prepare", "Prepared",
     "ConstrainedSpectralClustering", "load_image", "as_float_image",
     "SegappError", "InvalidImageError", "ConstraintError", "ParameterError", "ConvergenceError",
     "SegappWarning", "ContradictoryConstraintsWarning", "DisconnectedGraphWarning", "ConvergenceWarning",

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import Iterable
 
@@ -29,6 +30,24 @@ import numpy as np
 
 from ._io import atomic_write_text
 from .errors import ConstraintError
+
+
+class Kind(str, Enum):
+    """The three kinds of constraint, one spelling each: the value is the attribute of
+    :class:`Constraints` (and the constraint file's key) holding them, :attr:`label` how a
+    person reads it. A ``str``, so ``Kind.MUST_LINK == "must_link"``."""
+
+    MUST_LINK = "must_link"
+    CANNOT_LINK = "cannot_link"
+    BLOCK = "blocks"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def label(self) -> str:
+        """``'must-link'``, ``'cannot-link'`` or ``'block'``."""
+        return {"must_link": "must-link", "cannot_link": "cannot-link", "blocks": "block"}[self.value]
 
 FORMAT_VERSION = 2
 READ_VERSIONS = (1, 2)
@@ -224,8 +243,9 @@ class Constraints:
 
     def __init__(self, must_link: Iterable = (), cannot_link: Iterable = (), blocks: Iterable = (),
                  order: dict | None = None):
-        self.must_link = tuple(_link(x, "must-link", i) for i, x in enumerate(_items(must_link, "must_link")))
-        self.cannot_link = tuple(_link(x, "cannot-link", i) for i, x in enumerate(_items(cannot_link, "cannot_link")))
+        self.must_link = tuple(_link(x, Kind.MUST_LINK.label, i) for i, x in enumerate(_items(must_link, Kind.MUST_LINK)))
+        self.cannot_link = tuple(_link(x, Kind.CANNOT_LINK.label, i)
+                                 for i, x in enumerate(_items(cannot_link, Kind.CANNOT_LINK)))
         bl = []
         for i, b in enumerate(_items(blocks, "blocks")):
             if not isinstance(b, Block):
@@ -349,7 +369,7 @@ class Constraints:
     def validate(self, shape: tuple[int, int]) -> None:
         """Raise :class:`ConstraintError` if any link or block lies outside an image of ``shape``."""
         h, w = int(shape[0]), int(shape[1])
-        for kind, links in (("must-link", self.must_link), ("cannot-link", self.cannot_link)):
+        for kind, links in ((Kind.MUST_LINK.label, self.must_link), (Kind.CANNOT_LINK.label, self.cannot_link)):
             for i, (r1, c1, r2, c2, _w) in enumerate(links):
                 for r, c in ((r1, c1), (r2, c2)):
                     if not (0 <= r < h and 0 <= c < w):

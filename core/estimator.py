@@ -9,6 +9,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
 
 from .constraint_step import ROUNDINGS, ConstraintStep
+from .constraints import Kind
 from .errors import ConstraintError, InvalidDataError, ParameterError
 from .graph.affinity import median_gamma, rbf_affinity
 from .graph.node_constraints import NodeConstraints
@@ -57,7 +58,7 @@ def _links(pairs, n: int, kind: str) -> tuple[np.ndarray, np.ndarray, list[str]]
             wt = float(p[2])
             if not 0.0 < wt <= 1.0:  # also refuses NaN
                 raise ConstraintError(f"{kind} #{k} weight {wt!r} is outside (0, 1]")
-        if kind == "cannot-link" and p[0] == p[1]:
+        if kind == Kind.CANNOT_LINK.label and p[0] == p[1]:
             notes.append(f"cannot-link #{k} joins sample {int(p[0])} to itself; it cannot be honoured")
         ij.append((int(p[0]), int(p[1])))
         w.append(wt)
@@ -199,8 +200,8 @@ class ConstrainedSpectralClustering(ClusterMixin, BaseEstimator):
                                        "distances overflow or are all zero); rescale X or give gamma")
             K = rbf_affinity(X, gamma)
             feats = X * np.sqrt(2 * gamma)  # so that K = exp(-||f_i - f_j||^2 / 2)
-        m, mw, _ = _links(must_link, n, "must-link")
-        c, cw, notes = _links(cannot_link, n, "cannot-link")
+        m, mw, _ = _links(must_link, n, Kind.MUST_LINK.label)
+        c, cw, notes = _links(cannot_link, n, Kind.CANNOT_LINK.label)
         if self.n_clusters == 1:
             return self._one_cluster(K, n, gamma, len(c))
         nc = NodeConstraints.from_pairs(n, m, c, mw, cw)

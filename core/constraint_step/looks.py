@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 
+from ..constraints import Kind
 from .params import LOOK_BINS
 from .resolve import Resolution
 
@@ -90,7 +91,7 @@ def _look_samples(nc, res: Resolution) -> np.ndarray:
     for k, s in enumerate(nc.strokes):
         if not res.honoured[k]:
             continue
-        if s.kind == "block":
+        if s.kind == Kind.BLOCK:
             nodes = np.asarray(s.nodes, np.int64)
             owner[nodes] = res.group[nodes]
             continue

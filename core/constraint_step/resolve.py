@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..constraints import Kind
+
 
 @dataclass
 class Resolution:
@@ -90,15 +92,15 @@ def resolve(nc, neighbourhoods: bool = False) -> Resolution:
     Resolution
     """
     n = nc.n_nodes
-    n_labels = max([s.label for s in nc.strokes if s.kind == "block"], default=-1) + 1
+    n_labels = max([s.label for s in nc.strokes if s.kind == Kind.BLOCK], default=-1) + 1
     g = _Groups(n + n_labels)
     ok = [False] * len(nc.strokes)
     seen_labels: list[int] = []
     for k in range(len(nc.strokes) - 1, -1, -1):
         s = nc.strokes[k]
-        if s.kind == "must":
+        if s.kind == Kind.MUST_LINK:
             ok[k] = g.join(s.a, s.b)
-        elif s.kind == "cannot":
+        elif s.kind == Kind.CANNOT_LINK:
             ok[k] = g.separate(s.a, s.b, k)
         else:
             anchor = n + s.label
@@ -110,15 +112,15 @@ def resolve(nc, neighbourhoods: bool = False) -> Resolution:
     if neighbourhoods:
         for k in range(len(nc.strokes) - 1, -1, -1):
             s = nc.strokes[k]
-            if ok[k] and s.kind in ("must", "cannot"):
+            if ok[k] and s.kind != Kind.BLOCK:
                 for end, node in zip(s.ends, (s.a, s.b)):
                     for x in end:
                         g.join(int(x), node)
     touched = np.zeros(n + n_labels, bool)
     for k, s in enumerate(nc.strokes):
         if ok[k]:
-            touched[[s.a, s.b] if s.kind != "block" else list(s.nodes)] = True
-            if neighbourhoods and s.kind != "block":
+            touched[[s.a, s.b] if s.kind != Kind.BLOCK else list(s.nodes)] = True
+            if neighbourhoods and s.kind != Kind.BLOCK:
                 for end in s.ends:
                     touched[list(end)] = True
     roots = np.array([g.find(x) for x in range(n + n_labels)])
@@ -139,5 +141,5 @@ def _seed_nodes(nc, res: Resolution) -> np.ndarray:
     nodes = set()
     for k, s in enumerate(nc.strokes):
         if res.honoured[k]:
-            nodes.update([s.a, s.b] if s.kind != "block" else list(s.nodes))
+            nodes.update([s.a, s.b] if s.kind != Kind.BLOCK else list(s.nodes))
     return np.array(sorted(x for x in nodes if x >= 0 and res.group[x] >= 0), np.int64)

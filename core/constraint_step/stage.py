@@ -12,9 +12,6 @@ from ..spectral import SpectralResult, row_normalize
 from .step import constrained_labels
 from .walk import overruled_nodes
 
-KIND_NAMES = {"must": "must-link", "cannot": "cannot-link", "block": "block"}
-
-
 @dataclass(frozen=True)
 class ConstraintStep:
     """Everything the constraint step reads besides the method's result.
@@ -83,7 +80,7 @@ def apply_step(res: SpectralResult, step: ConstraintStep, method_nc, warn: bool 
     res.info["overruled_nodes"] = overruled_nodes(labels0, res.labels)
     if warn and res.info["overruled"]:  # what the final labels do not honour, by name
         strokes = step.nc.strokes
-        said = [f"{KIND_NAMES[strokes[k].kind]} #{strokes[k].index}" for k in res.info["overruled"]]
+        said = [f"{strokes[k].kind.label} #{strokes[k].index}" for k in res.info["overruled"]]
         more = f" (and {len(said) - 1} more)" if len(said) > 1 else ""
         why = (method_nc.contradictions[0] if step.parent is None and method_nc.contradictions else
                "newer constraints contradict it at the resolution of the graph (ends on one "

@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 from scipy.ndimage import distance_transform_edt
 
-from ..constraints import Block, Constraints
+from ..constraints import Block, Constraints, Kind
 from ..errors import SegappError
 
 MAX_CLICKS = 20
@@ -129,15 +129,15 @@ def clicks_to_constraints(clicks, mode: str) -> Constraints:
         raise SegappError(f"unknown click mode {mode!r}; valid: {', '.join(CLICK_MODES)}")
     pos = [(r, c) for r, c, p in clicks if p]
     neg = [(r, c) for r, c, p in clicks if not p]
-    ml, cl, order = [], [], {"must_link": [], "cannot_link": [], "blocks": []}
+    ml, cl, order = [], [], {Kind.MUST_LINK: [], Kind.CANNOT_LINK: [], Kind.BLOCK: []}
     for seq, (r, c, p) in enumerate(clicks):
         first = pos[0] if p else (neg[0] if neg else None)
         if first is not None and (r, c) != first:
             ml.append((*first, r, c, 1.0))
-            order["must_link"].append(2 * seq)
+            order[Kind.MUST_LINK].append(2 * seq)
         if not p and pos:
             cl.append((*pos[0], r, c, 1.0))
-            order["cannot_link"].append(2 * seq + 1)
+            order[Kind.CANNOT_LINK].append(2 * seq + 1)
     return Constraints(ml, cl, (), order=order)
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..constraints import Kind
+
 
 def _contingency(a, b):
     a = np.asarray(a).ravel()
@@ -127,7 +129,7 @@ def honoured(constraints, label_at, block_labels) -> dict:
         same = [seg[j] for j, o in enumerate(constraints.blocks) if o.label == b.label]
         other = [seg[j] for j, o in enumerate(constraints.blocks) if o.label != b.label]
         ok.append(seg[i] >= 0 and all(s == seg[i] for s in same) and seg[i] not in other)
-    return {"must_link": ml, "cannot_link": cl, "blocks": np.array(ok, bool)}
+    return {Kind.MUST_LINK: ml, Kind.CANNOT_LINK: cl, Kind.BLOCK: np.array(ok, bool)}
 
 
 def pixel_honoured(constraints, labels: np.ndarray) -> dict:

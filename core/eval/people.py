@@ -35,7 +35,7 @@ import zlib
 import numpy as np
 from scipy.ndimage import distance_transform_edt
 
-from ..constraints import Constraints
+from ..constraints import Constraints, Kind
 from ..errors import SegappError
 
 USERS = ("error-centre", "regions-first", "shuffled", "must-links")
@@ -80,10 +80,10 @@ def region_strokes(target: np.ndarray, k: int) -> list[tuple[str, tuple, tuple]]
     """The regions-first user's strokes, in drawing order: ``(kind, (r, c), (r, c))`` with
     kind ``'must_link'`` or ``'cannot_link'`` (module docstring)."""
     pts = [region_points(target == g) for g in range(k)]
-    first = [("must_link", p[0], p[1]) for p in pts]
-    second = [("must_link", p[2], p[3]) for p in pts]
+    first = [(Kind.MUST_LINK, p[0], p[1]) for p in pts]
+    second = [(Kind.MUST_LINK, p[2], p[3]) for p in pts]
     centres = [_centre(target == g) for g in range(k)]
-    cannot = [("cannot_link", centres[g], centres[h]) for g in range(k) for h in range(g + 1, k)]
+    cannot = [(Kind.CANNOT_LINK, centres[g], centres[h]) for g in range(k) for h in range(g + 1, k)]
     return first + second + cannot
 
 
@@ -102,15 +102,15 @@ def user_strokes(user: str, target: np.ndarray, k: int, seed_text: str = "") -> 
         rng = np.random.RandomState(zlib.crc32(seed_text.encode()))
         return [strokes[i] for i in rng.permutation(len(strokes))]
     if user == "must-links":
-        return [s for s in strokes if s[0] == "must_link"]
+        return [s for s in strokes if s[0] == Kind.MUST_LINK]
     raise SegappError(f"unknown people-like user {user!r}; valid: {', '.join(USERS[1:])}")
 
 
 def constraints_of(strokes) -> Constraints:
     """``strokes`` as :class:`~core.constraints.Constraints`, their order the drawing order."""
-    ml, cl, order = [], [], {"must_link": [], "cannot_link": [], "blocks": []}
+    ml, cl, order = [], [], {Kind.MUST_LINK: [], Kind.CANNOT_LINK: [], Kind.BLOCK: []}
     for seq, (kind, p, q) in enumerate(strokes):
-        (ml if kind == "must_link" else cl).append((*p, *q, 1.0))
+        (ml if kind == Kind.MUST_LINK else cl).append((*p, *q, 1.0))
         order[kind].append(seq)
     return Constraints(ml, cl, (), order=order)
 
@@ -130,7 +130,7 @@ def draw(strokes, segmenter):
         labels = segmenter(cons)
         kind = strokes[r - 1][0] if r else None
         yield {"round": r, "labels": labels, "constraints": cons, "seconds": time.perf_counter() - t,
-               "added": {k: int(kind == k) for k in ("must_link", "cannot_link", "blocks")}}
+               "added": {k: int(kind == k) for k in (Kind.MUST_LINK, Kind.CANNOT_LINK, Kind.BLOCK)}}
 
 
 def health(labels: np.ndarray, target: np.ndarray, cons: Constraints, k: int) -> dict:

@@ -24,7 +24,7 @@ import numpy as np
 from scipy.ndimage import distance_transform_edt
 from scipy.optimize import linear_sum_assignment
 
-from ..constraints import Block, Constraints
+from ..constraints import Block, Constraints, Kind
 from ..errors import SegappError
 
 DONT_CARE = -1
@@ -155,16 +155,16 @@ def add_round(cons: Constraints, click, mode: str, shape, target: np.ndarray | N
             # the clicked segment is labelled already: label the one it is wrongly merged with
             (r, c), g = hp, int(target[hp])
         top, left, bottom, right = _place_block((r, c), g, cons.blocks, shape, target)
-        order["blocks"].append(next(nxt))
+        order[Kind.BLOCK].append(next(nxt))
         return Constraints(cons.must_link, cons.cannot_link,
                            cons.blocks + (Block(g + 1, top, left, bottom, right),), order=order)
     ml, cl = cons.must_link, cons.cannot_link
     if gp != p:
         ml = ml + ((*p, *gp, 1.0),)
-        order["must_link"].append(next(nxt))
+        order[Kind.MUST_LINK].append(next(nxt))
     if hp is not None:
         cl = cl + ((*p, *hp, 1.0),)
-        order["cannot_link"].append(next(nxt))
+        order[Kind.CANNOT_LINK].append(next(nxt))
     return Constraints(ml, cl, cons.blocks, order=order)
 
 
@@ -180,7 +180,7 @@ def simulate(image, target, segmenter, rounds: int = 10, mode: str = "strokes"):
     if mode not in ("strokes", "blocks"):
         raise SegappError(f"unknown simulation mode {mode!r}; valid: 'strokes', 'blocks'")
     cons = Constraints()
-    kinds = ("must_link", "cannot_link", "blocks")
+    kinds = (Kind.MUST_LINK, Kind.CANNOT_LINK, Kind.BLOCK)
     for r in range(rounds + 1):
         before = {k: len(getattr(cons, k)) for k in kinds}
         if r > 0:

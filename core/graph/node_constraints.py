@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..constraints import Constraints
+from ..constraints import Constraints, Kind
 from ..errors import ContradictoryConstraintsWarning
 from ..params import ParamSpec
 from .representation import Representation
@@ -58,7 +58,7 @@ class Stroke:
 
     Attributes
     ----------
-    kind : {'must', 'cannot', 'block'}
+    kind : Kind
     index : int
         Its index among the user's constraints of its kind.
     a, b : int
@@ -71,7 +71,7 @@ class Stroke:
         A block's label index (-1 for links).
     """
 
-    kind: str
+    kind: Kind
     index: int
     a: int = -1
     b: int = -1
@@ -137,9 +137,9 @@ class NodeConstraints:
         m, mw = _dedupe(m, mw)
         c, cw = _dedupe(c, cw)
         strokes = [Stroke(kind, i, int(a), int(b), ((int(a),), (int(b),)))
-                   for kind, pairs in (("must", _pairs(must)), ("cannot", _pairs(cannot)))
+                   for kind, pairs in ((Kind.MUST_LINK, _pairs(must)), (Kind.CANNOT_LINK, _pairs(cannot)))
                    for i, (a, b) in enumerate(pairs)]
-        strokes += [Stroke("block", k, nodes=tuple(np.flatnonzero(lab == k).tolist()), label=k)
+        strokes += [Stroke(Kind.BLOCK, k, nodes=tuple(np.flatnonzero(lab == k).tolist()), label=k)
                     for k in range(int(lab.max()) + 1 if lab.size else 0) if np.any(lab == k)]
         nc = cls(n, m, mw, c, cw, np.arange(len(m)), np.arange(len(c)), lab, strokes=strokes)
         nc.contradictions = chain_contradictions(n, nc.must, nc.cannot)
@@ -211,19 +211,19 @@ def map_constraints(constraints: Constraints | None, rep: Representation, *, str
     # lists of arrays (pairs, weights, groups), joined once: 10^4 links give ~4e7 pairs
     must, must_w, cannot, cannot_w, cgroup = [], [], [], [], []
     if constraints is not None:
-        for kind, links, out, wout in (("must-link", constraints.must_link, must, must_w),
-                                       ("cannot-link", constraints.cannot_link, cannot, cannot_w)):
+        for kind, links, out, wout in ((Kind.MUST_LINK, constraints.must_link, must, must_w),
+                                       (Kind.CANNOT_LINK, constraints.cannot_link, cannot, cannot_w)):
             for i, (r1, c1, r2, c2, w) in enumerate(links):
                 A = _end_nodes(rep, r1, c1, radius_px, sigma_intensity)
                 B = _end_nodes(rep, r2, c2, radius_px, sigma_intensity)
                 a0, b0 = rep.node_at(r1, c1), rep.node_at(r2, c2)
-                strokes.append(Stroke(kind.split("-")[0], i, a0, b0))
+                strokes.append(Stroke(kind, i, a0, b0))
                 if a0 == b0:
-                    if kind == "cannot-link":
+                    if kind == Kind.CANNOT_LINK:
                         notes.append(f"cannot-link #{i} has both ends in one graph node "
                                      f"(node {a0}); it cannot be honoured at this resolution")
                     continue
-                if kind == "cannot-link":  # neighbourhoods must not overlap
+                if kind == Kind.CANNOT_LINK:  # neighbourhoods must not overlap
                     overlap = np.intersect1d(A, B)
                     A, B = np.setdiff1d(A, overlap), np.setdiff1d(B, overlap)
                     A, B = np.union1d(A, [a0]), np.union1d(B, [b0])
@@ -235,7 +235,7 @@ def map_constraints(constraints: Constraints | None, rep: Representation, *, str
                     ii, jj = np.triu_indices(len(E), 1)
                     must.append(np.stack([E[ii], E[jj]], 1))
                     must_w.append(np.full(len(ii), float(w)))
-                if kind == "cannot-link":
+                if kind == Kind.CANNOT_LINK:
                     cgroup.append(np.full(aa.size, i, np.int64))
     n_link_m, n_link_c = sum(map(len, must)), sum(map(len, cannot))
     labels = np.full(n, -1, np.int64)
@@ -246,7 +246,7 @@ def map_constraints(constraints: Constraints | None, rep: Representation, *, str
         for i, b in enumerate(constraints.blocks):
             nodes = rep.nodes_of_block(b)
             k = index[b.label]
-            strokes.append(Stroke("block", i, nodes=tuple(nodes.tolist()), label=k))
+            strokes.append(Stroke(Kind.BLOCK, i, nodes=tuple(nodes.tolist()), label=k))
             clash = (labels[nodes] >= 0) & (labels[nodes] != k)
             conflict[nodes[clash]] = True
             labels[nodes] = k
@@ -263,8 +263,7 @@ def map_constraints(constraints: Constraints | None, rep: Representation, *, str
             la, lb = np.sort(np.stack([labels[bc[:, 0]], labels[bc[:, 1]]], 1), axis=1).T
             cgroup.append((len(constraints.cannot_link) + la * (int(labels.max()) + 1) + lb).astype(np.int64))
     if constraints is not None:  # oldest first, in the order the user made them
-        kind_of = {"must": "must_link", "cannot": "cannot_link", "block": "blocks"}
-        strokes.sort(key=lambda s: constraints.order[kind_of[s.kind]][s.index])
+        strokes.sort(key=lambda s: constraints.order[s.kind][s.index])
     must, cannot = _joined(must, (0, 2), np.int64), _joined(cannot, (0, 2), np.int64)
     m, mw = _dedupe(must, _joined(must_w, (0,), float))
     c, cw, cg = _dedupe(cannot, _joined(cannot_w, (0,), float), _joined(cgroup, (0,), np.int64))
@@ -280,7 +279,7 @@ def map_strokes(constraints: Constraints, rep: Representation) -> NodeConstraint
     node pairs :func:`map_constraints` builds for the methods: what the constraint-respecting
     rounding reads (:mod:`core.constraint_step`), cheap even for 10^4 links."""
     strokes: list[Stroke] = []
-    for kind, links in (("must", constraints.must_link), ("cannot", constraints.cannot_link)):
+    for kind, links in ((Kind.MUST_LINK, constraints.must_link), (Kind.CANNOT_LINK, constraints.cannot_link)):
         for i, (r1, c1, r2, c2, _) in enumerate(links):
             a, b = rep.node_at(r1, c1), rep.node_at(r2, c2)
             strokes.append(Stroke(kind, i, a, b, ((a,), (b,))))
@@ -289,10 +288,9 @@ def map_strokes(constraints: Constraints, rep: Representation) -> NodeConstraint
         index = {v: k for k, v in enumerate(sorted({b.label for b in constraints.blocks}))}
         for i, b in enumerate(constraints.blocks):
             nodes = rep.nodes_of_block(b)
-            strokes.append(Stroke("block", i, nodes=tuple(nodes.tolist()), label=index[b.label]))
+            strokes.append(Stroke(Kind.BLOCK, i, nodes=tuple(nodes.tolist()), label=index[b.label]))
             labels[nodes] = index[b.label]
-    kind_of = {"must": "must_link", "cannot": "cannot_link", "block": "blocks"}
-    strokes.sort(key=lambda s: constraints.order[kind_of[s.kind]][s.index])
+    strokes.sort(key=lambda s: constraints.order[s.kind][s.index])
     none = np.zeros((0, 2), np.int64)
     return NodeConstraints(rep.n_nodes, none, np.zeros(0), none, np.zeros(0), np.zeros(0, np.int64),
                            np.zeros(0, np.int64), labels, strokes=strokes)

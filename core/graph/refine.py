@@ -22,6 +22,7 @@ import dataclasses
 import numpy as np
 import scipy.sparse as sp
 
+from ..constraints import Kind
 from .boundaries import region_boundaries
 
 
@@ -43,13 +44,13 @@ def anchors_by_node(constraints, rep) -> dict:
     f = rep.factor
     flat_map = rep.node_map.ravel()
     items = []  # (creation rank, flat pixels) of every anchor source
-    for kind in ("must_link", "cannot_link"):
+    for kind in (Kind.MUST_LINK, Kind.CANNOT_LINK):
         links = np.asarray(getattr(constraints, kind), np.int64).reshape(-1, 5)[:, :4]
         ranks = constraints.order[kind]
         for end in (links[:, :2], links[:, 2:]):
             pix = (end[:, 0] // f) * w + end[:, 1] // f
             items += [(r, np.array([p])) for r, p in zip(ranks, pix)]
-    for b, rank in zip(constraints.blocks, constraints.order["blocks"]):
+    for b, rank in zip(constraints.blocks, constraints.order[Kind.BLOCK]):
         if b.runs is None:
             top, left, bottom, right = b.box
             rr, cc = np.mgrid[top // f:(bottom - 1) // f + 1, left // f:(right - 1) // f + 1]

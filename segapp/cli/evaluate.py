@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from segapp.core.constraints import Kind
 from .common import Parser, add_max_pixels, check_outputs, parse_params
 
 USERS = ("error-centre", "regions-first", "shuffled", "must-links")
@@ -201,7 +202,7 @@ def honoured_stats(cons, added: dict, labels) -> tuple[float, float]:
     from segapp.core.eval.metrics import pixel_honoured
 
     h = pixel_honoured(cons, labels)
-    flags = np.concatenate([h["must_link"], h["cannot_link"], h["blocks"]])
+    flags = np.concatenate([h[Kind.MUST_LINK], h[Kind.CANNOT_LINK], h[Kind.BLOCK]])
     new = np.concatenate([h[k][len(h[k]) - n:] for k, n in added.items() if n])  if any(added.values()) \
         else np.zeros(0, bool)
     return (float(flags.mean()) if len(flags) else np.nan), (float(new.all()) if len(new) else np.nan)

@@ -7,6 +7,7 @@ import sys
 import warnings
 from pathlib import Path
 
+from segapp.core.constraints import Kind
 from .common import Parser, add_max_pixels, check_outputs, parse_params
 
 
@@ -33,7 +34,7 @@ def _warn(message) -> None:
 
 def report_unhonoured(seg, cons) -> None:
     """One warning line per kind of constraint the result does not honour (never silent)."""
-    for key, kind in (("must_link", "must-link"), ("cannot_link", "cannot-link"), ("blocks", "block")):
+    for key, kind in ((k, k.label) for k in Kind):
         ok = seg.honoured.get(key)
         if ok is not None and len(ok) and not ok.all():
             bad = [f"#{i}" for i in (~ok).nonzero()[0][:5]]

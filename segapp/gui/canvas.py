@@ -13,6 +13,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem
 
+from segapp.core.constraints import Kind
 from segapp import core
 from segapp.core import render
 
@@ -232,7 +233,7 @@ class Canvas(pg.GraphicsLayoutWidget):
             left, right = sorted((c1, c2))
             self.edited.emit(BlockEdit(self.block_label, top, left, bottom + 1, right + 1))
         elif tool in (MUST, CANNOT):
-            self.edited.emit(LinkEdit("must_link" if tool == MUST else "cannot_link", r1, c1, r2, c2))
+            self.edited.emit(LinkEdit(Kind.MUST_LINK if tool == MUST else Kind.CANNOT_LINK, r1, c1, r2, c2))
 
     def _on_paint(self, points) -> None:
         if self.shape is None:

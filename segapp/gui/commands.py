@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from PySide6.QtGui import QUndoCommand
 
-NAMES = {"must_link": "must-link", "cannot_link": "cannot-link", "blocks": "block"}
+from segapp.core.constraints import Kind
 
 
 class AddItem(QUndoCommand):
     """One link or block added at the end of its list."""
 
     def __init__(self, model, kind, item):
-        region = kind == "blocks" and item.is_region
-        super().__init__("paint region" if region else f"add {NAMES[kind]}")
+        region = kind == Kind.BLOCK and item.is_region
+        super().__init__("paint region" if region else f"add {Kind(kind).label}")
         self.model, self.kind, self.item = model, kind, item
         self.index = len(model.items(kind))
         self.seq = model.take_seq()
@@ -29,7 +29,7 @@ class RemoveItem(QUndoCommand):
     """One link or block erased: the item and its position."""
 
     def __init__(self, model, kind, index):
-        super().__init__(f"erase {NAMES[kind]}")
+        super().__init__(f"erase {Kind(kind).label}")
         self.model, self.kind, self.index = model, kind, index
         self.item = model.items(kind)[index]
         self.seq = model.snapshot()["order"][kind][index]

@@ -20,6 +20,7 @@ from PySide6.QtCore import QObject, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsRectItem
 
+from segapp.core.constraints import Kind
 from . import turns
 from .colours import label_rgb
 from .edits import LINK_KINDS
@@ -28,7 +29,7 @@ from .link_raster import LinkRaster
 CHUNK = 128  # links per chunk: an edit redraws at most this many
 BUDGET_S = 0.008  # drawing time per event-loop turn
 FULL_DETAIL = 1000  # up to this many links: path items with outlines and end dots; beyond, a raster
-COLORS = {"must_link": (0, 200, 70), "cannot_link": (230, 30, 30)}
+COLORS = {Kind.MUST_LINK: (0, 200, 70), Kind.CANNOT_LINK: (230, 30, 30)}
 BLACK = (0, 0, 0)
 DOT = 1e-3  # end dots are round-capped segments this long (image pixels)
 
@@ -206,7 +207,7 @@ class ConstraintLayer(QObject):
 
     # -- edits ----------------------------------------------------------------------
     def insert(self, kind: str, index: int, item) -> None:
-        if kind == "blocks":
+        if kind == Kind.BLOCK:
             mark = _BlockMark(item)
             self.blocks.insert(index, mark)
             self._dirty.add(mark)
@@ -216,7 +217,7 @@ class ConstraintLayer(QObject):
         self._schedule(first=True)
 
     def remove(self, kind: str, index: int) -> None:
-        if kind == "blocks":
+        if kind == Kind.BLOCK:
             mark = self.blocks.pop(index)
             self._dirty.discard(mark)
             mark.remove(self.view)
@@ -232,7 +233,7 @@ class ConstraintLayer(QObject):
         for mark in self.blocks:
             self._dirty.discard(mark)
             mark.remove(self.view)
-        self.blocks = [_BlockMark(b) for b in items["blocks"]]
+        self.blocks = [_BlockMark(b) for b in items[Kind.BLOCK]]
         self._dirty.update(self.blocks)
         self._schedule(first=True)
 
@@ -242,7 +243,7 @@ class ConstraintLayer(QObject):
             flags = np.asarray(honoured.get(kind, ()), bool)
             if len(flags) == len(links.ids):
                 links.set_honoured(flags, self._dirty)
-        flags = np.asarray(honoured.get("blocks", ()), bool)
+        flags = np.asarray(honoured.get(Kind.BLOCK, ()), bool)
         if len(flags) == len(self.blocks):
             for mark, ok in zip(self.blocks, flags):
                 if mark.bad == bool(ok):
@@ -252,7 +253,7 @@ class ConstraintLayer(QObject):
 
     def dashed(self, kind: str) -> list[int]:
         """Indices of the items of ``kind`` drawn dashed (what the views show, for tests)."""
-        if kind == "blocks":
+        if kind == Kind.BLOCK:
             return [i for i, m in enumerate(self.blocks) if m.bad]
         links = self.links[kind]
         return [i for i, lid in enumerate(links.ids) if lid in links.bad]
@@ -276,7 +277,7 @@ class ConstraintLayer(QObject):
         if best is None:
             for i in range(len(self.blocks) - 1, -1, -1):
                 if self.blocks[i].block.contains(y, x):
-                    return ("blocks", i)
+                    return (Kind.BLOCK, i)
         return best
 
     # -- drawing --------------------------------------------------------------------

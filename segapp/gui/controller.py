@@ -13,6 +13,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
+from segapp.core.constraints import Kind
 from segapp.core import render
 
 from . import files
@@ -74,7 +75,7 @@ class Controller(QObject):
             return
         s = m.snapshot()
         shown = m.result.rid if m.result is not None else None  # earlier strokes keep their segments
-        self.runner.request(m.image_token, s["must_link"], s["cannot_link"], s["blocks"], m.method,
+        self.runner.request(m.image_token, s[Kind.MUST_LINK], s[Kind.CANNOT_LINK], s[Kind.BLOCK], m.method,
                             m.n_segments, m.params, order=s["order"], previous=shown)
 
     def _on_image(self) -> None:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-LINK_KINDS = ("must_link", "cannot_link")
-KINDS = LINK_KINDS + ("blocks",)
+from segapp.core.constraints import Kind
+
+LINK_KINDS = (Kind.MUST_LINK, Kind.CANNOT_LINK)
+KINDS = tuple(Kind)
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from segapp.core.constraints import Kind
 from segapp import core
 from segapp.core import render
 
@@ -36,6 +37,6 @@ def read_ground_truth(path) -> tuple[list, list]:
 
 def write_constraints(path, snapshot: dict) -> str:
     """Write the items of a model snapshot as a constraint file (atomically)."""
-    core.Constraints(snapshot["must_link"], snapshot["cannot_link"], snapshot["blocks"],
+    core.Constraints(snapshot[Kind.MUST_LINK], snapshot[Kind.CANNOT_LINK], snapshot[Kind.BLOCK],
                      order=snapshot.get("order")).to_json(path)
     return str(path)

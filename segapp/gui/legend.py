@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
+from segapp.core.constraints import Kind
 from . import turns
 from .colours import SegmentColours
 from .status_text import empty_note
@@ -77,7 +78,7 @@ class Legend(QWidget):
     def show_result(self, result) -> None:
         """Colour ``result``'s segments, hand them to the canvas now, the table later."""
         s = self.model.snapshot()
-        blocks = [b for _seq, b in sorted(zip(s["order"]["blocks"], s["blocks"]), key=lambda t: t[0])]
+        blocks = [b for _seq, b in sorted(zip(s["order"][Kind.BLOCK], s[Kind.BLOCK]), key=lambda t: t[0])]
         self.info = info = self.colours.assign(result, blocks)
         self._result = result
         self.coloured.emit(result, info)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QSettings, QStandardPaths, Signal
 
+from segapp.core.constraints import Kind
 from segapp import core
 from segapp.core import render
 
@@ -174,7 +175,7 @@ def restore(controller, data: dict, image=None, then=None, tell=None) -> None:
     old_folder = Path(data["folder"])
 
     def fitted(shape):
-        given = {k: v for k, v in data["items"].items() if k in ("must_link", "cannot_link", "blocks")}
+        given = {k: v for k, v in data["items"].items() if k in (Kind.MUST_LINK, Kind.CANNOT_LINK, Kind.BLOCK)}
         if data.get("order") is not None:
             given["order"] = {k: v for k, v in data["order"].items() if k in given}
         kept, outside = fit(core.Constraints.from_dict(given), shape)
@@ -221,13 +222,13 @@ def fit(cons: core.Constraints, shape) -> tuple[core.Constraints, core.Constrain
     h, w = shape
 
     def inside(kind, item):
-        if kind == "blocks":
+        if kind == Kind.BLOCK:
             return item.bottom <= h and item.right <= w
         return item[0] < h and item[2] < h and item[1] < w and item[3] < w
 
     def part(keep):
         chosen = {k: [i for i, x in enumerate(getattr(cons, k)) if inside(k, x) == keep]
-                  for k in ("must_link", "cannot_link", "blocks")}
+                  for k in (Kind.MUST_LINK, Kind.CANNOT_LINK, Kind.BLOCK)}
         return core.Constraints(*([getattr(cons, k)[i] for i in chosen[k]] for k in chosen),
                                 order={k: [cons.order[k][i] for i in chosen[k]] for k in chosen})
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
+from segapp.core.constraints import Kind
 from segapp import core
 
 from . import files, persistence
@@ -22,8 +23,8 @@ IMAGE_FILTER = "Images (*.png *.jpg *.jpeg *.tif *.tiff *.bmp)"
 
 
 def _count(items: dict) -> str:
-    links = len(items.get("must_link", ())) + len(items.get("cannot_link", ()))
-    blocks = len(items.get("blocks", ()))
+    links = len(items.get(Kind.MUST_LINK, ())) + len(items.get(Kind.CANNOT_LINK, ()))
+    blocks = len(items.get(Kind.BLOCK, ()))
     return f"{links} link{'s' * (links != 1)}" + (f" and {blocks} block{'s' * (blocks != 1)}" if blocks else "")
 
 

@@ -19,6 +19,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoGroup, QUndoStack
 
+from segapp.core.constraints import Kind
 from segapp import core
 
 from .commands import AddItem, RemoveItem, ReplaceAll
@@ -168,7 +169,7 @@ class SessionModel(QObject):
     def constraints(self) -> core.Constraints:
         """The constraints as a validated :class:`core.Constraints` (O(n): not for every edit)."""
         s = self.snapshot()
-        return core.Constraints(s["must_link"], s["cannot_link"], s["blocks"], order=s["order"])
+        return core.Constraints(s[Kind.MUST_LINK], s[Kind.CANNOT_LINK], s[Kind.BLOCK], order=s["order"])
 
     def apply(self, edit) -> None:
         """Apply a typed edit from the canvas as one undoable command."""
@@ -188,7 +189,7 @@ class SessionModel(QObject):
         self.undo.push(AddItem(self, kind, item))
 
     def add_block(self, block: core.Block) -> None:
-        self.undo.push(AddItem(self, "blocks", block))
+        self.undo.push(AddItem(self, Kind.BLOCK, block))
 
     def remove(self, kind: str, index: int) -> None:
         self.undo.push(RemoveItem(self, kind, index))
@@ -199,8 +200,8 @@ class SessionModel(QObject):
 
     def set_constraints(self, c: core.Constraints, text: str = "load constraints") -> None:
         """Replace every item by those of ``c`` (already validated against the image)."""
-        self.undo.push(ReplaceAll(self, {"must_link": c.must_link, "cannot_link": c.cannot_link,
-                                         "blocks": c.blocks, "order": c.order}, text))
+        self.undo.push(ReplaceAll(self, {Kind.MUST_LINK: c.must_link, Kind.CANNOT_LINK: c.cannot_link,
+                                         Kind.BLOCK: c.blocks, "order": c.order}, text))
 
     def _insert(self, kind, index, item, seq: int) -> None:
         self._items[kind].insert(index, item)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-NAMES = {"must_link": "must-link", "cannot_link": "cannot-link", "blocks": "block"}
+from segapp.core.constraints import Kind
+
 MAX_LISTED = 20
 
 
@@ -32,7 +33,7 @@ def result_tooltip(result) -> str:
     lines = []
     bad = result.not_honoured()
     if bad:
-        listed = ", ".join(f"{NAMES[k]} #{i}" for k, i in bad[:MAX_LISTED])  # 0-based, as core numbers them
+        listed = ", ".join(f"{Kind(k).label} #{i}" for k, i in bad[:MAX_LISTED])  # 0-based, as core numbers them
         more = f" and {len(bad) - MAX_LISTED} more" if len(bad) > MAX_LISTED else ""
         lines.append(f"not honoured (drawn dashed): {listed}{more}")
     lines.extend(result.warnings)

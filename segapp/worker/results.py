@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from segapp.core.constraints import Kind
+
 
 @dataclass(frozen=True)
 class NodeMap:
@@ -146,7 +148,7 @@ class SegmentResult:
 
     def not_honoured(self) -> list[tuple[str, int]]:
         """(kind, index) of every constraint the result does not honour, in kind order."""
-        return [(kind, int(i)) for kind in ("must_link", "cannot_link", "blocks")
+        return [(kind, int(i)) for kind in (Kind.MUST_LINK, Kind.CANNOT_LINK, Kind.BLOCK)
                 for i in np.flatnonzero(~np.asarray(self.honoured.get(kind, ()), bool))]
 
     def freeze(self) -> "SegmentResult":

@@ -145,3 +145,15 @@ def test_image_files(tmp_path):
         core.load_image(tmp_path / "bad.png")
     with pytest.raises(core.InvalidImageError, match="not found"):
         core.load_image(tmp_path / "missing.png")
+
+
+def test_one_spelling_per_constraint_kind():
+    """core.Kind names each kind once: its value is the Constraints attribute and the file's
+    key, its label the word messages and the window use."""
+    assert [k.value for k in core.Kind] == ["must_link", "cannot_link", "blocks"]
+    assert [k.label for k in core.Kind] == ["must-link", "cannot-link", "block"]
+    c = core.Constraints(must_link=[(1, 1, 5, 5)], cannot_link=[(2, 2, 9, 9)])
+    assert all(len(getattr(c, k)) == 1 for k in (core.Kind.MUST_LINK, core.Kind.CANNOT_LINK))
+    assert set(json.loads(c.to_json())) >= {str(k) for k in core.Kind}
+    with pytest.raises(core.ConstraintError, match="must-link #0"):
+        c.validate((4, 4))

@@ -137,7 +137,7 @@ def test_the_walk_colours_groups_joined_by_the_image_alike():
     emb = E.copy()
     emb[2] = 0.95
     nc = NC.from_pairs(10, must=[(2, 2)], cannot=[(0, 9)])
-    nc.strokes.append(type(nc.strokes[0])("must", 1, 2, 2, ((2,), (2,))))
+    nc.strokes.append(type(nc.strokes[0])(core.Kind.MUST_LINK, 1, 2, 2, ((2,), (2,))))
     walked, _ = constrained_labels(emb, SPLIT, nc, 2, graph=W, prior_weight=0.01)
     assert walked[2] == walked[0] != walked[9]
     assert (walked[:5] == walked[0]).all() and (walked[5:] == walked[9]).all()
@@ -164,7 +164,7 @@ def test_neighbourhoods_are_not_joined_to_their_stroke():
     from segapp.core.graph.node_constraints import Stroke
 
     nc = NC.from_pairs(10, must=[(0, 1)], cannot=[(3, 9)])
-    nc.strokes[0] = Stroke("must", 0, 0, 1, ((0,), (1, 2, 3)))
+    nc.strokes[0] = Stroke(core.Kind.MUST_LINK, 0, 0, 1, ((0,), (1, 2, 3)))
     res = resolve(nc)
     assert res.group[3] != res.group[1] and res.group[2] < 0
     assert resolve(nc, neighbourhoods=True).group[2] == res.group[1]
@@ -231,7 +231,7 @@ def test_with_the_previous_result_earlier_groups_keep_their_segments():
     # and keeps the previous segment numbers; without it (or stability 0) the walk decides.
     W = _path_graph([1, 1, 1, 1, 1e-3, 1, 1, 1, 1])
     nc = NC.from_pairs(10, must=[(2, 2)], cannot=[(0, 9)])
-    nc.strokes.append(type(nc.strokes[0])("must", 1, 2, 2, ((2,), (2,))))
+    nc.strokes.append(type(nc.strokes[0])(core.Kind.MUST_LINK, 1, 2, 2, ((2,), (2,))))
     prev = np.array([1, 1, 0, 1, 1, 0, 0, 0, 0, 0])  # {0} in segment 1, {2} and {9} in 0
     free, _ = constrained_labels(E, SPLIT, nc, 2, graph=W, prior_weight=0.01)
     assert free[2] == free[0] != free[9]
