@@ -125,9 +125,11 @@ class Bench:
         return latency
 
     def worker_peak_mb(self) -> float:
+        from segapp.worker.messages import Op
+
         got = {}
-        self.w.runner.taskDone.connect(lambda name, value: got.update(value) if name == "diagnostics" else None)
-        self.w.runner.call("diagnostics")
+        self.w.runner.taskDone.connect(lambda name, value: got.update(value) if name == Op.DIAGNOSTICS else None)
+        self.w.runner.call(Op.DIAGNOSTICS)
         self.run_until(lambda: bool(got))
         return got["peak_rss_mb"]
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 
 from segapp.core.constraints import Kind
+from segapp.worker.messages import Op
 from segapp.core import render
 
 from . import files
@@ -89,31 +90,31 @@ class Controller(QObject):
         self.runner.set_ground_truth(self._gt_token, self.model.current_ground_truth())
         self.ari = None
         if self.model.result is not None:
-            self.runner.call("score", self.model.result.rid)
+            self.runner.call(Op.SCORE, self.model.result.rid)
             self._show_result()
 
     def _on_result(self, rid, result) -> None:
         current = result.ari_token == self._gt_token
         self.ari = result.ari if current else None
         if not current and self.model.current_ground_truth() is not None:
-            self.runner.call("score", rid)  # scored against an annotator since replaced
+            self.runner.call(Op.SCORE, rid)  # scored against an annotator since replaced
         self.model.set_result(result)
         self._show_result()
 
     def _on_task(self, name, value) -> None:
-        if name == "score":
+        if name == Op.SCORE:
             rid, token, ari = value
             if self.model.result is not None and self.model.result.rid == rid and token == self._gt_token:
                 self.ari = ari
                 self._show_result()
-        elif name == "export":
+        elif name == Op.EXPORT:
             self.statusChanged.emit(f"wrote {value}", "", False)
             self.exported.emit(value)
-        elif name == "read_constraints":
+        elif name == Op.READ_CONSTRAINTS:
             self._constraints_read(*value)
 
     def _on_task_failed(self, name, message) -> None:
-        if name == "read_constraints":
+        if name == Op.READ_CONSTRAINTS:
             self._loading = None
             self.progressChanged.emit("")
         self.error(message)
@@ -172,7 +173,7 @@ class Controller(QObject):
             return self.error("open an image before loading constraints")
         self._loading = (str(path), self.model.image_token)
         self.progressChanged.emit(f"reading {Path(path).name}…")
-        self.runner.call("read_constraints", str(path), self.model.shape)
+        self.runner.call(Op.READ_CONSTRAINTS, str(path), self.model.shape)
 
     def _constraints_read(self, path, constraints) -> None:
         if self._loading != (path, self.model.image_token):
@@ -197,7 +198,7 @@ class Controller(QObject):
         """Write the shown result at full size (in the worker): labels, overlay or eigenvectors."""
         if self.model.result is None:
             return self.error("no segmentation to export yet")
-        self.runner.call("export", kind, str(path), self.model.result.rid, opacity, boundaries_only)
+        self.runner.call(Op.EXPORT, kind, str(path), self.model.result.rid, opacity, boundaries_only)
 
     def shutdown(self) -> None:
         self.clock.stop()

@@ -17,6 +17,7 @@ from collections import OrderedDict, deque
 from PySide6.QtCore import QObject, Signal
 
 from segapp.worker.client import WorkerClient
+from segapp.worker.messages import Op
 from segapp.worker.results import SegmentRequest
 
 MAPS_KEPT = 4
@@ -76,10 +77,10 @@ class SegmentRunner(QObject):
         return self.latest
 
     def set_image(self, token: int, image) -> None:
-        self._task("image", lambda: self.client.set_image(token, image))
+        self._task(Op.IMAGE, lambda: self.client.set_image(token, image))
 
     def set_ground_truth(self, token: int, ground_truth) -> None:
-        self._task("ground_truth", lambda: self.client.set_ground_truth(token, ground_truth))
+        self._task(Op.GROUND_TRUTH, lambda: self.client.set_ground_truth(token, ground_truth))
 
     def call(self, op: str, *args) -> None:
         """Queue a worker call; its answer arrives as ``taskDone(op, value)`` or ``taskFailed(op, message)``.
@@ -148,7 +149,7 @@ class SegmentRunner(QObject):
     def _segment(self, req: SegmentRequest):
         req = dataclasses.replace(req, have_maps=tuple(self._maps))
         try:
-            res = self.client.call("segment", req, progress=lambda *a: _send(self.progress, *a))
+            res = self.client.call(Op.SEGMENT, req, progress=lambda *a: _send(self.progress, *a))
         except Exception as e:  # noqa: BLE001
             message = str(e)
             return lambda: self._on_segmented(req.rid, None, message)

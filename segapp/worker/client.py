@@ -14,6 +14,7 @@ import numpy as np
 
 from segapp import core
 
+from .messages import Op, Reply
 from .process import serve
 
 
@@ -60,7 +61,7 @@ class WorkerClient:
         child_in.close()  # only the worker holds these ends: its read sees EOF when we die
         child_out.close()
         tag, _pid = self._inbox.recv()
-        assert tag == "ready"
+        assert tag == Reply.READY
 
     def stop(self) -> None:
         """Stop the worker now: an idle one is asked to quit, a busy one is killed (the call
@@ -78,7 +79,7 @@ class WorkerClient:
         if self._proc is None:
             return
         try:
-            self._outbox.send(("quit",))
+            self._outbox.send((Op.QUIT,))
         except OSError:
             pass
         self._proc.join(2)
@@ -102,7 +103,7 @@ class WorkerClient:
             self._send_image(*self._image)
             self._expect_ok()
         if self._ground_truth is not None:
-            self._outbox.send(("ground_truth", *self._ground_truth))
+            self._outbox.send((Op.GROUND_TRUTH, *self._ground_truth))
             self._expect_ok()
 
     # -- calls ----------------------------------------------------------------------
@@ -120,7 +121,7 @@ class WorkerClient:
         """The segmentation results are scored against (ARI), under ``token``."""
         def send():
             self._ground_truth = (token, ground_truth)
-            self._outbox.send(("ground_truth", token, ground_truth))
+            self._outbox.send((Op.GROUND_TRUTH, token, ground_truth))
 
         self._call(send)
 
@@ -159,16 +160,16 @@ class WorkerClient:
                          "try fewer nodes (max_nodes) or a smaller work_pixels")
 
     def _send_image(self, token, image) -> None:
-        self._outbox.send(("image", token, image.shape, image.dtype.str))
+        self._outbox.send((Op.IMAGE, token, image.shape, image.dtype.str))
         self._outbox.send_bytes(memoryview(image).cast("B"))
 
     def _expect_ok(self, progress=None):
         while True:
             tag, value = self._inbox.recv()
-            if tag == "progress":
+            if tag == Reply.PROGRESS:
                 if progress is not None:
                     progress(value)
                 continue
-            if tag == "error":
+            if tag == Reply.ERROR:
                 raise WorkerError(value)
             return value

@@ -1,8 +1,9 @@
 """The worker process: reads one message at a time, answers it, exits when the window is gone.
 
-Messages are tuples ``(op, *args)``; the worker answers zero or more ``("progress", text)``
-and then ``("ok", value)`` or ``("error", message)``. An image arrives as a message
-``("image", token, shape, dtype)`` followed by its raw bytes, so it is never pickled.
+Messages are tuples ``(Op, *args)`` (:mod:`.messages`); the worker answers zero or more
+``(Reply.PROGRESS, text)`` and then ``(Reply.OK, value)`` or ``(Reply.ERROR, message)``. An
+image arrives as ``(Op.IMAGE, token, shape, dtype)`` followed by its raw bytes, so it is never
+pickled.
 
 The worker exits when its parent dies: an idle worker reads end-of-file on its pipe, a busy
 one is stopped by a thread that watches the parent's process id.
@@ -15,6 +16,8 @@ import signal
 import sys
 import threading
 import time
+
+from .messages import ENGINE_METHOD, Op, Reply
 
 PARENT_POLL_S = 0.5
 
@@ -37,7 +40,7 @@ def serve(inbox, outbox) -> int:
     from .engine import Engine
 
     engine = Engine()
-    outbox.send(("ready", os.getpid()))
+    outbox.send((Reply.READY, os.getpid()))
     engine.warm_up()
     while True:
         try:
@@ -45,25 +48,24 @@ def serve(inbox, outbox) -> int:
         except (EOFError, OSError):
             return 0  # the window is gone
         op, args = msg[0], msg[1:]
-        if op == "quit":
+        if op == Op.QUIT:
             return 0
         try:
-            if op == "image":
+            if op == Op.IMAGE:
                 token, shape, dtype = args
                 buf = bytearray(inbox.recv_bytes())
                 value = engine.set_image(token, np.frombuffer(buf, dtype=dtype).reshape(shape))
-            elif op == "segment":
-                outbox.send(("progress", engine.describe(args[0])))
+            elif op == Op.SEGMENT:
+                outbox.send((Reply.PROGRESS, engine.describe(args[0])))
                 value = engine.segment(args[0])
-            elif op == "diagnostics":
+            elif op == Op.DIAGNOSTICS:
                 value = {**diagnostics(), "received": dict(engine.received), "image_token": engine.token,
                          "cache_builds": engine.cache_builds()}
             else:
-                value = getattr(engine, {"ground_truth": "set_ground_truth", "score": "score", "export": "export",
-                                         "read_constraints": "read_constraints"}[op])(*args)
-            reply = ("ok", value)
+                value = getattr(engine, ENGINE_METHOD[Op(op)])(*args)
+            reply = (Reply.OK, value)
         except Exception as e:  # noqa: BLE001 - every failure becomes a message, never a traceback
-            reply = ("error", describe_error(e))
+            reply = (Reply.ERROR, describe_error(e))
         try:
             outbox.send(reply)
         except (BrokenPipeError, OSError):

@@ -16,6 +16,7 @@ from PySide6.QtCore import Qt
 from segapp import core
 from segapp.gui.canvas import CANNOT, MUST
 from segapp.resources import DEMO_IMAGE
+from segapp.worker.messages import Op
 from segapp.worker.client import WorkerClient
 from segapp.worker.results import SegmentRequest
 from tests.segapp.conftest import RESULT_TIMEOUT_MS, drag, draw, make_window, settle
@@ -27,7 +28,7 @@ linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="re
 def _diagnostics(qtbot, window) -> dict:
     with qtbot.waitSignal(window.runner.taskDone, timeout=RESULT_TIMEOUT_MS,
                           check_params_cb=lambda name, value: name == "diagnostics") as sig:
-        window.runner.call("diagnostics")
+        window.runner.call(Op.DIAGNOSTICS)
     return sig.args[1]
 
 
@@ -53,14 +54,14 @@ def test_per_stroke_only_node_level_results_cross_the_process_boundary(shared_wo
     image = core.load_image(DEMO_IMAGE)
     shared_worker.set_image(10**6, image)
     req = SegmentRequest(1, 10**6, ((40, 60, 40, 300, 1.0),), (), (), "csp", 2, {})
-    first = shared_worker.call("segment", req)
+    first = shared_worker.call(Op.SEGMENT, req)
     assert first.node_map is not None and first.node_map.node_map.shape == image.shape[:2]
-    second = shared_worker.call("segment", SegmentRequest(
+    second = shared_worker.call(Op.SEGMENT, SegmentRequest(
         2, 10**6, req.must_link, ((150, 100, 160, 250, 1.0),), (), "csp", 2, {}, have_maps=(first.map_key,)))
     assert second.node_map is None and second.map_key == first.map_key
     assert len(pickle.dumps(second)) < 40 * second.n_nodes * 8  # node-level: no (H, W) array
     assert second.honoured["cannot_link"].shape == (1,)
-    third = shared_worker.call("segment", SegmentRequest(
+    third = shared_worker.call(Op.SEGMENT, SegmentRequest(
         3, 10**6, req.must_link, (), (), "csp", 2, {"max_nodes": 300}, have_maps=(first.map_key,)))
     assert third.map_key != first.map_key and third.node_map is not None  # a new representation
 
@@ -185,8 +186,8 @@ def test_client_reports_worker_errors_as_messages(shared_worker):
 
     shared_worker.set_image(10**6 + 1, np.zeros((20, 30), np.uint8))
     with pytest.raises(WorkerError, match="unknown method 'nope'; valid methods"):
-        shared_worker.call("segment", SegmentRequest(1, 10**6 + 1, (), (), (), "nope", 2, {}))
-    assert shared_worker.call("diagnostics")["pid"] == shared_worker.pid  # still serving
+        shared_worker.call(Op.SEGMENT, SegmentRequest(1, 10**6 + 1, (), (), (), "nope", 2, {}))
+    assert shared_worker.call(Op.DIAGNOSTICS)["pid"] == shared_worker.pid  # still serving
 
 
 def test_a_stopped_client_refuses_work_instead_of_restarting():
@@ -197,7 +198,7 @@ def test_a_stopped_client_refuses_work_instead_of_restarting():
     c.stop()
     assert c.pid is None
     with pytest.raises(WorkerDied, match="stopped"):
-        c.call("diagnostics")
+        c.call(Op.DIAGNOSTICS)
     assert c.pid is None and c.restarts == 0
 
 
