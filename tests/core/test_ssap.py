@@ -6,6 +6,7 @@ from sklearn.cluster import AffinityPropagation
 from sklearn.metrics import adjusted_rand_score
 
 from segapp.core.methods import ssap
+from segapp.core.spectral import affinity_propagation as aprop
 from segapp.core.graph.node_constraints import NodeConstraints as NC
 
 
@@ -15,7 +16,7 @@ def test_unconstrained_ap_equals_sklearn(rng):
     x = np.r_[rng.randn(15, 2) * 0.4, rng.randn(15, 2) * 0.4 + [4, 0], rng.randn(15, 2) * 0.4 + [0, 4]]
     S = -((x[:, None] - x[None]) ** 2).sum(-1)
     pref = float(np.median(S))
-    labels, ex, conv, _ = ssap.affinity_propagation(S, pref, damping=0.5, max_iter=200)
+    labels, ex, conv, _ = aprop.affinity_propagation(S, pref, damping=0.5, max_iter=200)
     ref = AffinityPropagation(affinity="precomputed", preference=pref, random_state=0).fit(S)
     assert conv
     assert ex.tolist() == ref.cluster_centers_indices_.tolist()
@@ -26,7 +27,7 @@ def test_bisection_finds_the_number_of_clusters(rng):
     x = np.r_[rng.randn(15, 2) * 0.4, rng.randn(15, 2) * 0.4 + [4, 0], rng.randn(15, 2) * 0.4 + [0, 4]]
     S = -((x[:, None] - x[None]) ** 2).sum(-1)
     for k in (2, 3, 4):
-        p, labels, ex, exact = ssap.preference_for(S, k, dict(damping=0.5, max_iter=200, convergence_iter=15))
+        p, labels, ex, exact = aprop.preference_for(S, k, dict(damping=0.5, max_iter=200, convergence_iter=15))
         assert exact and len(ex) == k and labels.max() == k - 1
 
 
@@ -64,13 +65,13 @@ def _three_blobs(rng):
 
 def _counting(monkeypatch):
     runs = []
-    ap = ssap.affinity_propagation
+    ap = aprop.affinity_propagation
 
     def counted(S, p, **kw):
         runs.append(p)
         return ap(S, p, **kw)
 
-    monkeypatch.setattr(ssap, "affinity_propagation", counted)
+    monkeypatch.setattr(aprop, "affinity_propagation", counted)  # what preference_for calls
     return runs
 
 
@@ -121,8 +122,8 @@ def test_search_from_any_start_returns_what_the_full_search_returns(rng, k):
     S = _three_blobs(rng)
     kw = dict(damping=0.5, max_iter=200, convergence_iter=15)
     for start in (None, -0.5, -3.0, -10.0, -50.0, -100.0, -120.0, -150.0, -200.0, -300.0, -400.0, -1000.0):
-        ref = _plain_search(ssap.affinity_propagation, S, k, kw, start=start)
-        got = ssap.preference_for(S, k, kw, start=start)
+        ref = _plain_search(aprop.affinity_propagation, S, k, kw, start=start)
+        got = aprop.preference_for(S, k, kw, start=start)
         assert got[0] == ref[0] and got[3] == ref[3]
         np.testing.assert_array_equal(got[1], ref[1])
         np.testing.assert_array_equal(got[2], ref[2])
@@ -131,17 +132,17 @@ def test_search_from_any_start_returns_what_the_full_search_returns(rng, k):
 def _saving(S, k, start, monkeypatch):
     kw = dict(damping=0.5, max_iter=200, convergence_iter=15)
     runs = _counting(monkeypatch)
-    ref = _plain_search(ssap.affinity_propagation, S, k, kw, start=start)
+    ref = _plain_search(aprop.affinity_propagation, S, k, kw, start=start)
     n_plain = len(runs)
     runs.clear()
-    got = ssap.preference_for(S, k, kw, start=start)
+    got = aprop.preference_for(S, k, kw, start=start)
     assert got[0] == ref[0] and got[3]
     return len(runs), n_plain
 
 
 def test_a_start_with_too_many_clusters_skips_the_doubling_points_above_it(rng, monkeypatch):
     S = _three_blobs(rng)
-    labels, ex, conv, _ = ssap.affinity_propagation(S, -100.0, damping=0.5, max_iter=200)
+    labels, ex, conv, _ = aprop.affinity_propagation(S, -100.0, damping=0.5, max_iter=200)
     assert conv and len(ex) == 3  # too many for 2, below the first doubling point (-87.6)
     made, plain = _saving(S, 2, -100.0, monkeypatch)
     assert made < plain
@@ -149,7 +150,7 @@ def test_a_start_with_too_many_clusters_skips_the_doubling_points_above_it(rng, 
 
 def test_a_start_with_too_few_clusters_is_followed_upwards(monkeypatch):
     S = _three_blobs(np.random.RandomState(2))
-    labels, ex, conv, _ = ssap.affinity_propagation(S, -300.0, damping=0.5, max_iter=200)
+    labels, ex, conv, _ = aprop.affinity_propagation(S, -300.0, damping=0.5, max_iter=200)
     assert conv and len(ex) == 1  # too few for 2; the answer is the doubling point just above
     made, plain = _saving(S, 2, -300.0, monkeypatch)
     assert made < plain
@@ -160,7 +161,7 @@ def test_message_passing_matches_the_textbook_updates(rng):
     after a fixed number of iterations its messages equal a plain transcription's, bit for bit."""
     S = _three_blobs(rng)
     n, pref, lam, iters = len(S), float(np.median(S)), 0.9, 7
-    _, _, _, (R, A) = ssap.affinity_propagation(S, pref, damping=lam, max_iter=iters, convergence_iter=15)
+    _, _, _, (R, A) = aprop.affinity_propagation(S, pref, damping=lam, max_iter=iters, convergence_iter=15)
     S2 = S.copy()
     S2[np.diag_indices(n)] = pref
     R0, A0 = np.zeros((n, n)), np.zeros((n, n))
@@ -190,8 +191,8 @@ def test_float32_messages_give_the_float64_clusters(rng):
     S = _three_blobs(rng)
     kw = dict(damping=0.9, max_iter=500, convergence_iter=15)
     for pref in (-10.0, -50.0, -100.0, -300.0, float(np.median(S))):
-        l64, e64, c64, (R64, _) = ssap.affinity_propagation(S, pref, **kw)
-        l32, e32, c32, (R32, _) = ssap.affinity_propagation(S.astype(np.float32), pref, **kw)
+        l64, e64, c64, (R64, _) = aprop.affinity_propagation(S, pref, **kw)
+        l32, e32, c32, (R32, _) = aprop.affinity_propagation(S.astype(np.float32), pref, **kw)
         assert R64.dtype == np.float64 and R32.dtype == np.float32
         assert c32 == c64
         np.testing.assert_array_equal(e32, e64)
@@ -206,16 +207,16 @@ def test_a_warm_start_converges_to_the_clusters_of_a_cold_start(rng, source):
     after convergence_iter + 1 iterations, where the cold run has not converged yet."""
     S = _three_blobs(rng)
     kw = dict(damping=0.9, convergence_iter=15)
-    cold = ssap.affinity_propagation(S, -100.0, max_iter=500, **kw)
+    cold = aprop.affinity_propagation(S, -100.0, max_iter=500, **kw)
     assert cold[2] and len(cold[1]) == 3
-    msgs = ssap.affinity_propagation(S, source, max_iter=500, **kw)[3]
-    warm = ssap.affinity_propagation(S, -100.0, max_iter=500, messages=msgs, **kw)
+    msgs = aprop.affinity_propagation(S, source, max_iter=500, **kw)[3]
+    warm = aprop.affinity_propagation(S, -100.0, max_iter=500, messages=msgs, **kw)
     assert warm[2]
     np.testing.assert_array_equal(warm[1], cold[1])
     np.testing.assert_array_equal(warm[0], cold[0])
     if source == -100.0:
-        assert ssap.affinity_propagation(S, -100.0, max_iter=16, messages=msgs, **kw)[2]
-        assert not ssap.affinity_propagation(S, -100.0, max_iter=16, **kw)[2]
+        assert aprop.affinity_propagation(S, -100.0, max_iter=16, messages=msgs, **kw)[2]
+        assert not aprop.affinity_propagation(S, -100.0, max_iter=16, **kw)[2]
 
 
 @pytest.mark.parametrize("k", [2, 3, 4])
@@ -225,11 +226,11 @@ def test_a_warm_started_search_finds_exactly_k(rng, k):
     returns the messages of the run it ends with."""
     S = _three_blobs(rng)
     kw = dict(damping=0.9, max_iter=500, convergence_iter=15)
-    msgs = ssap.affinity_propagation(S, -100.0, **kw)[3]
+    msgs = aprop.affinity_propagation(S, -100.0, **kw)[3]
     for start in (-10.0, -100.0, -400.0):
-        p, labels, ex, exact, out = ssap.preference_for(S, k, kw, start=start, messages=msgs, return_messages=True)
+        p, labels, ex, exact, out = aprop.preference_for(S, k, kw, start=start, messages=msgs, return_messages=True)
         assert exact and len(ex) == k and labels.max() == k - 1
-        again = ssap.affinity_propagation(S, p, messages=msgs if p == start else None, **kw)
+        again = aprop.affinity_propagation(S, p, messages=msgs if p == start else None, **kw)
         np.testing.assert_array_equal(again[1], ex)
         np.testing.assert_array_equal(again[3][0], out[0])
 
