@@ -5,17 +5,13 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-import scipy.linalg as sl
 import scipy.sparse as sp
-import scipy.sparse.linalg as sla
-from scipy.optimize import brentq
 
-from .._threads import one_blas_thread
 from ..graph.cache import memo
 from ..errors import ConvergenceError, ConvergenceWarning, ParameterError
 from ..params import MethodSpec, ParamSpec
-from ..spectral import (SpectralResult, assign_labels, check_connected, fix_signs, normalize, row_normalize,
-                        top_eigh)
+from ..spectral import SpectralResult, assign_labels, check_connected, fix_signs, normalize, row_normalize
+from .csp_pencil import ROOTS_MAX_RANK, _by_arpack, _by_roots, _by_spectrum
 
 MAX_BETA_HALVINGS = 30  # eq. 17's beta / 2**30: about 1e-9 of it
 
@@ -101,129 +97,6 @@ def graph_part(A: np.ndarray) -> dict:
     return {"d": d, "vol": vol, "isq": isq, "Lbar": Lbar, "z": z, "Mmat": Mmat}
 
 
-def _cholesky(M: np.ndarray):
-    try:
-        return sl.cho_factor(M)
-    except sl.LinAlgError:
-        raise ConvergenceError("csp: the Laplacian is singular beyond its trivial vector "
-                               "(disconnected graph); widen the affinity (sigma_position / gamma)") from None
-
-
-ROOTS_MAX_RANK = 64  # Q_bar of at most this rank: the secular solver (_by_roots), else ARPACK
-
-
-def spectrum(g: dict) -> tuple[np.ndarray, np.ndarray]:
-    """Eigendecomposition of ``L_bar`` with the trivial vector ``z`` exact and last.
-
-    ``L_bar + 4 z z^T`` moves ``z``'s eigenvalue to 4, above every other (``L_bar``'s
-    spectrum lies in [0, 2]), so LAPACK returns the rest orthogonal to ``z``; ``z`` is then
-    put in exactly, with eigenvalue 0. The others get the 1e-10 ridge of ``Mmat``.
-
-    Returns
-    -------
-    lam : ndarray, shape (n,)
-    U : ndarray, shape (n, n)
-        Orthonormal; ``U[:, -1] = z``.
-    """
-    z = g["z"]
-    with one_blas_thread():
-        lam, U = sl.eigh(g["Lbar"] + 4.0 * np.outer(z, z))
-    lam = np.maximum(lam, 0.0) + 1e-10
-    lam[-1], U[:, -1] = 0.0, z
-    return lam, U
-
-
-def _by_spectrum(g, cache, c, k):
-    """``Q_bar = I``: ``B = (1 - c) I``, so eq. 15's vectors are ``L_bar``'s own, ``mu = (1 - c) / lambda``."""
-    lam, U = memo(cache, ("csp-spectrum",), lambda: spectrum(g))
-    return (1.0 - c) / lam[:k], U[:, :k], None
-
-
-def _by_roots(g, cache, Qbar, T, c, zBz, k):
-    """The ``k`` largest ``mu`` of ``B w = mu L_bar w`` by a secular equation of Q_bar's rank.
-
-    With ``Q_bar = F S F^T`` (``F`` orthonormal, ``r`` columns, ``S`` the non-zero
-    eigenvalues), eq. 15 reads ``Q_bar v = H(mu) v``, ``H(mu) = c I + mu L_bar``
-    (positive definite for ``mu >= 0``). Then ``p = S F^T v`` satisfies
-    ``T(mu) p = 0``, ``T(mu) = F^T H(mu)^-1 F - S^-1`` (r x r), and ``v = H(mu)^-1 F p``;
-    with ``L_bar = U diag(lambda) U^T`` (cached per graph) ``F^T H^-1 F`` costs ``O(r^2 n)``.
-    Every eigenvalue of ``T`` is non-increasing in ``mu`` (``H^-1`` decreases), and by
-    Sylvester's law of inertia the number of eigenvalues of ``T(mu)`` above zero, less the
-    negative ones of ``S``, counts the eq. 15 eigenvalues above ``mu``. So the j-th largest
-    feasible ``mu`` is where one known eigenvalue of ``T`` crosses zero: bracketed on a
-    grid of steps e^2 and found by Brent's method to machine precision. Roots that coincide
-    share the null space of ``T`` there. Exact (no approximation), like the ARPACK path.
-    """
-    lam, U = memo(cache, ("csp-spectrum",), lambda: spectrum(g))
-    s, R = np.linalg.eigh(Qbar[T][:, T].toarray())
-    keep = np.abs(s) > 1e-12 * np.abs(s).max()
-    s, R = s[keep], R[:, keep]
-    W = R.T @ U[T]  # F^T U, (r, n)
-    inv_s = np.diag(1.0 / s)
-    r_neg = int(np.sum(s < 0))
-    n_top = r_neg + (1 if zBz > 0 else 0)  # eigenvalues of T above zero as mu -> infinity
-    n_roots = int(np.sum(s > c)) - (1 if zBz > 0 else 0)
-    k = min(k, max(n_roots, 0))
-    if k == 0:
-        return np.zeros(0), np.zeros((U.shape[0], 0)), max(n_roots, 0)
-
-    def Tm(x):
-        return (W / (c + np.exp(x) * lam)) @ W.T - inv_s
-
-    def taus(x):
-        return np.linalg.eigvalsh(Tm(x))[::-1]  # descending
-
-    seen = {0.0: taus(0.0)}  # log mu -> descending eigenvalues of T
-    hi = 0.0
-    while np.sum(seen[hi] > 0) > n_top:  # mu up by e^2 until only n_top stay above zero
-        if hi >= 120.0:
-            raise ConvergenceError("csp: eq. 15's largest eigenvalue could not be bracketed")
-        hi += 2.0
-        seen[hi] = taus(hi)
-    lo = 0.0
-    while np.sum(seen[lo] > 0) < n_top + k:  # mu down until the k wanted ones are above zero
-        if lo <= -120.0:  # the rest have mu < e^-120 (lambda > e^120): not computable, left out
-            k = int(np.sum(seen[lo] > 0)) - n_top
-            if k <= 0:
-                return np.zeros(0), np.zeros((U.shape[0], 0)), max(n_roots, 0)
-            break
-        lo -= 2.0
-        seen[lo] = taus(lo)
-    grid = np.array(sorted(seen))
-    tau = np.array([seen[x] for x in grid])
-    xs = []
-    for m in range(n_top, n_top + k):
-        i = max(int(np.argmax(tau[:, m] <= 0)), 1)  # tau[0, m] > 0 by the bracket
-        xs.append(grid[i] if tau[i, m] == 0 else
-                  brentq(lambda x: taus(x)[m], grid[i - 1], grid[i], xtol=1e-13, rtol=4 * np.finfo(float).eps))
-    xs = np.asarray(xs)
-    V = np.empty((U.shape[0], k))
-    j = 0
-    while j < k:  # groups of coinciding roots share T's null space
-        g_end = j + 1
-        while g_end < k and abs(xs[g_end] - xs[j]) < 1e-8:
-            g_end += 1
-        x = xs[j:g_end].mean()
-        w, P = np.linalg.eigh(Tm(x))
-        P = P[:, ::-1][:, n_top + j:n_top + g_end]
-        V[:, j:g_end] = U @ ((W.T @ P) / (c + np.exp(x) * lam)[:, None])
-        xs[j:g_end] = x
-        j = g_end
-    return np.exp(xs), V, n_roots
-
-
-def _by_arpack(g, cache, Bs, n, k, z):
-    """ARPACK in mode 2 on ``B_s w = mu (L_bar + z z^T) w`` with a Cholesky factor (Q_bar of high rank)."""
-    Mmat = g["Mmat"]
-    cho = memo(cache, ("csp-cholesky",), lambda: _cholesky(Mmat))
-    op = sla.LinearOperator((n, n), matvec=lambda x: Bs(x).ravel(), matmat=Bs, dtype=float)
-    Minv = sla.LinearOperator((n, n), matvec=lambda x: sl.cho_solve(cho, x, check_finite=False),
-                              dtype=float)
-    mu, W = top_eigh(op, k, M=Mmat, Minv=Minv, v0=np.ones(n) - z * z.sum(), tol=1e-9, maxiter=300,
-                     fix=False)
-    return mu, W, None
-
-
 BETA_SPAN = 1e12  # |beta| beyond this times lambda_max * vol leaves Q_bar below float precision
 
 
@@ -277,36 +150,11 @@ def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int, cache=None):
     ``mu`` are computed and ranked, not all of them (all of them when there are that few).
     """
     g = memo(cache, ("csp-graph",), lambda: graph_part(A))
-    n, d, vol, isq, Lbar, z = A.shape[0], g["d"], g["vol"], g["isq"], g["Lbar"], g["z"]
-    if Q is None:
-        Qbar = sp.identity(n, format="csr")
-        lam_max, n_constraints, eig_T = 1.0, n, np.ones(n)
-    else:
-        Dm = sp.diags(isq)
-        Qbar = (Dm @ Q @ Dm).tocsr()
-        T = np.unique(Qbar.nonzero()[0])
-        if len(T) == 0:
-            raise ParameterError("csp: the constraint matrix Q is empty")
-        eig_T = np.linalg.eigvalsh(Qbar[T][:, T].toarray())
-        lam_max = float(eig_T[-1])
-        n_constraints = int(Q.nnz)
-    if lam_max <= 0:
-        raise ParameterError("csp: the constraint matrix has no positive eigenvalue, so no beta "
-                             "gives a feasible solution (sec. 3.3)")
+    n, vol, isq, Lbar, z = A.shape[0], g["vol"], g["isq"], g["Lbar"], g["z"]
+    Qbar, T, eig_T, lam_max, n_constraints = _normalised_constraints(Q, isq, n)
     if beta is None:
         beta = default_beta(lam_max, vol, n_constraints, n)
-    if beta < -BETA_SPAN * lam_max * vol:
-        raise ParameterError(
-            f"csp: beta = {beta:.6g} is below -{BETA_SPAN:.0e} * lambda_max(Q_bar) * vol = "
-            f"{-BETA_SPAN * lam_max * vol:.6g}: the constraints would vanish next to it in floating "
-            f"point. Use a beta in ({-BETA_SPAN * lam_max * vol:.6g}, {lam_max * vol:.6g}), or leave it "
-            "empty to use eq. 17.")
-    if beta >= lam_max * vol * (1.0 - 1e-10):
-        raise ParameterError(
-            f"csp: beta = {beta:.6g} must be below lambda_max(Q_bar) * vol = {lam_max:.6g} * "
-            f"{vol:.6g} = {lam_max * vol:.6g}; no feasible solution exists otherwise (Algorithm 1, "
-            "line 4). Leave beta empty to use eq. 17."
-        )
+    _check_beta(beta, lam_max, vol)
     c = beta / vol
 
     def Bmul(x):
@@ -351,6 +199,41 @@ def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int, cache=None):
     return {"u": U, "cost": cost[order] / vol, "lam": lam[order], "alpha": alpha[order],
             "n_feasible": int(n_feasible), "beta": float(beta), "lambda_max": lam_max,
             "vol": vol}
+
+
+def _normalised_constraints(Q, isq: np.ndarray, n: int):
+    """``Q_bar = D^-1/2 Q D^-1/2`` (eq. 15), the nodes it touches ``T``, its eigenvalues
+    on them, its largest eigenvalue and the constraint count of eq. 17; ``Q = None`` is the
+    unconstrained case ``Q_bar = I`` (sec. 3.1)."""
+    if Q is None:
+        return sp.identity(n, format="csr"), None, np.ones(n), 1.0, n
+    Dm = sp.diags(isq)
+    Qbar = (Dm @ Q @ Dm).tocsr()
+    T = np.unique(Qbar.nonzero()[0])
+    if len(T) == 0:
+        raise ParameterError("csp: the constraint matrix Q is empty")
+    eig_T = np.linalg.eigvalsh(Qbar[T][:, T].toarray())
+    lam_max = float(eig_T[-1])
+    if lam_max <= 0:
+        raise ParameterError("csp: the constraint matrix has no positive eigenvalue, so no beta "
+                             "gives a feasible solution (sec. 3.3)")
+    return Qbar, T, eig_T, lam_max, int(Q.nnz)
+
+
+def _check_beta(beta: float, lam_max: float, vol: float) -> None:
+    """A ``beta`` with feasible solutions (Algorithm 1, line 4) that floating point can hold."""
+    if beta < -BETA_SPAN * lam_max * vol:
+        raise ParameterError(
+            f"csp: beta = {beta:.6g} is below -{BETA_SPAN:.0e} * lambda_max(Q_bar) * vol = "
+            f"{-BETA_SPAN * lam_max * vol:.6g}: the constraints would vanish next to it in floating "
+            f"point. Use a beta in ({-BETA_SPAN * lam_max * vol:.6g}, {lam_max * vol:.6g}), or leave it "
+            "empty to use eq. 17.")
+    if beta >= lam_max * vol * (1.0 - 1e-10):
+        raise ParameterError(
+            f"csp: beta = {beta:.6g} must be below lambda_max(Q_bar) * vol = {lam_max:.6g} * "
+            f"{vol:.6g} = {lam_max * vol:.6g}; no feasible solution exists otherwise (Algorithm 1, "
+            "line 4). Leave beta empty to use eq. 17."
+        )
 
 
 def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, cache=None, *, beta=None) -> SpectralResult:
