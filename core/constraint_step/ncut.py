@@ -213,24 +213,7 @@ def _ncut_rounding(nc, E, labels, mu, res: Resolution, seeds, graph, k: int, una
     user_labels = colour[res.group[user]]
     reached = sorted(set(user_labels.tolist()))
     free = [c for c in range(k) if c not in reached]
-    as_colour = np.full(k, -1)
-    if free and vids:
-        from scipy.optimize import linear_sum_assignment
-
-        node_colour = np.full(len(labels), -1)
-        node_colour[grouped] = colour[res.group[grouped]]
-        empty = []
-        for c in vids:
-            held = np.unique(node_colour[(labels == c) & grouped])
-            if len(held) == 1:
-                as_colour[c] = held[0]
-            elif len(held) == 0:
-                empty.append(c)
-        if empty:
-            table = np.array([[0.0 if c == f else 1.0 for f in free] for c in empty])
-            rows, cols = linear_sum_assignment(table)
-            for r_, c_ in zip(rows, cols):
-                as_colour[empty[r_]] = free[c_]
+    as_colour = _method_segment_colours(labels, colour[res.group], grouped, vids, free, k)
     walk_seeds, walk_labels = [user], [user_labels]
     for c in vids:
         if as_colour[c] >= 0:
@@ -252,6 +235,31 @@ def _ncut_rounding(nc, E, labels, mu, res: Resolution, seeds, graph, k: int, una
         prior[:, got] = appearance_prior(codes, owner, k)[:, got]
         weight[got] = appearance_weight
     return prior_walk(graph, seeds_w, labels_w, prior, weight)
+
+
+def _method_segment_colours(labels, node_colour, grouped, vids, free, k: int) -> np.ndarray:
+    """Step 3: the colour each of the method's segments ``vids`` seeds (-1: none): a segment
+    holding stroke nodes of one colour seeds that colour, one holding none a colour no
+    stroke took (``free``, matched by the Hungarian method), one holding several nothing.
+    ``node_colour`` is each node's group's colour (used where ``grouped``)."""
+    from scipy.optimize import linear_sum_assignment
+
+    as_colour = np.full(k, -1)
+    if not (free and vids):
+        return as_colour
+    empty = []
+    for c in vids:
+        held = np.unique(node_colour[(labels == c) & grouped])
+        if len(held) == 1:
+            as_colour[c] = held[0]
+        elif len(held) == 0:
+            empty.append(c)
+    if empty:
+        table = np.array([[0.0 if c == f else 1.0 for f in free] for c in empty])
+        rows, cols = linear_sum_assignment(table)
+        for r_, c_ in zip(rows, cols):
+            as_colour[empty[r_]] = free[c_]
+    return as_colour
 
 
 def _sure_nodes(E: np.ndarray, labels: np.ndarray, mu: np.ndarray, c: int, grouped: np.ndarray) -> np.ndarray:

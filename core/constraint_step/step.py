@@ -53,14 +53,7 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
                               prior_weight=prior_weight, previous=previous, stability=stability,
                               appearance=appearance, looks_weight=looks_weight,
                               appearance_weight=appearance_weight)
-    E = np.asarray(embedding, float)
-    if E.ndim == 1:
-        E = E[:, None]
-    if not np.isfinite(E).all():
-        from ..errors import ConvergenceError
-
-        raise ConvergenceError("the constrained rounding got a non-finite embedding (the method's "
-                               "eigenvectors hold NaN or infinity); try rounding='paper' or another method")
+    E = _checked_embedding(embedding)
     res = resolve(nc)
     labels = np.asarray(labels0, np.int64).copy()
     if res.n_groups == 0:
@@ -74,17 +67,11 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
         tie = COLOURING_TIE_WEIGHT
     elif walk and colouring == "ncut":
         tie = NCUT_TIE_WEIGHT
-    keep = 0.0  # the stability term: members whose previous segment is not the colour
+    keep = 0.0
     if previous is not None and stability > 0:
-        prev = np.asarray(previous, np.int64)
-        labels = _follow_numbering(labels, prev, n_clusters)
-        had = np.stack([(prev == c) for c in range(n_clusters)], 1)  # (n, K)
-        known = had.any(1)
-        keep = stability * np.array([(known[m][:, None] & ~had[m]).sum(0) for m in
-                                     [np.flatnonzero(res.group == g) for g in range(res.n_groups)]], float)
+        labels, keep = _stability(labels, np.asarray(previous, np.int64), res, n_clusters, stability)
     spread = E[np.random.RandomState(0).permutation(len(E))[:n_clusters]]
     mu = _centroids(E, labels, n_clusters, spread)
-    grouped = res.group >= 0
     members = [np.flatnonzero(res.group == g) for g in range(res.n_groups)]
     if walk and colouring == "ncut":
         d2 = ((E[:, None, :] - mu[None, :, :]) ** 2).sum(-1)
@@ -92,6 +79,47 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
         labels = _ncut_rounding(nc, E, labels, mu, res, seeds, graph, n_clusters, unary, appearance,
                                 looks_weight, prior_weight, appearance_weight)
         return labels, res
+    labels = _cop_kmeans(E, labels, mu, res, members, tie, keep, pair, n_clusters, max_iter)
+    if walk:
+        seeds = seeds[res.group[seeds] >= 0]
+        prior = np.zeros((len(E), n_clusters))
+        prior[np.arange(len(E)), labels] = 1.0
+        prior[:, np.unique(labels[seeds])] = 0.0  # reached segments: mass from their seeds only
+        labels = prior_walk(graph, seeds, labels[seeds], prior, prior_weight)
+    return labels, res
+
+
+def _checked_embedding(embedding) -> np.ndarray:
+    """The method's embedding as (n, p) floats; a non-finite one is a ConvergenceError."""
+    E = np.asarray(embedding, float)
+    if E.ndim == 1:
+        E = E[:, None]
+    if not np.isfinite(E).all():
+        from ..errors import ConvergenceError
+
+        raise ConvergenceError("the constrained rounding got a non-finite embedding (the method's "
+                               "eigenvectors hold NaN or infinity); try rounding='paper' or another method")
+    return E
+
+
+def _stability(labels, prev, res, n_clusters: int, stability: float):
+    """Step 2's stability term: the method's labels numbered as the result on screen, and
+    per group and segment ``stability`` times its members whose previous segment it is not."""
+    labels = _follow_numbering(labels, prev, n_clusters)
+    had = np.stack([(prev == c) for c in range(n_clusters)], 1)  # (n, K)
+    known = had.any(1)
+    keep = stability * np.array([(known[m][:, None] & ~had[m]).sum(0) for m in
+                                 [np.flatnonzero(res.group == g) for g in range(res.n_groups)]], float)
+    return labels, keep
+
+
+def _cop_kmeans(E, labels, mu, res, members, tie: float, keep, pair, n_clusters: int, max_iter: int):
+    """Steps 2-3 with ``'walk'`` / ``'embedding'``: colour the groups (:func:`_best_colouring`:
+    the embedding's centroid distances times ``tie``, the stability term ``keep``, the walk's
+    energy ``pair``), every other node to its nearest centroid, centroids moved, until the
+    labels stop changing (COP-KMeans with must-link components as units). The oldest
+    cannot-links are dropped (``res`` updated) while no colouring exists."""
+    grouped = res.group >= 0
     apart = list(res.apart)
     dropped: list[int] = []
     for _ in range(max_iter):
@@ -112,13 +140,7 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
     for k in dropped:
         res.honoured[k] = False
     res.apart = apart
-    if walk:
-        seeds = seeds[res.group[seeds] >= 0]
-        prior = np.zeros((len(E), n_clusters))
-        prior[np.arange(len(E)), labels] = 1.0
-        prior[:, np.unique(labels[seeds])] = 0.0  # reached segments: mass from their seeds only
-        labels = prior_walk(graph, seeds, labels[seeds], prior, prior_weight)
-    return labels, res
+    return labels
 
 
 def _collapsed(labels: np.ndarray, stroked: np.ndarray, k: int) -> bool:
