@@ -238,56 +238,30 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
     """
     t0 = time.perf_counter()
     spec = check_method(method)
-    if isinstance(n_segments, bool) or not isinstance(n_segments, (int, np.integer)) or n_segments < 2:
-        raise ParameterError(f"n_segments must be an integer >= 2, got {n_segments!r}")
-    n_segments = int(n_segments)
+    n_segments = _checked_segments(n_segments)
     rng = check_seed(random_state)
     rep_p, meth_p = split_params(method, params)
     prep = image if isinstance(image, Prepared) else None
     img = prep.image if prep is not None else np.asarray(image)
     if prep is None:
         check_image(img)
-    if constraints is None:
-        constraints = Constraints()
-    elif not isinstance(constraints, Constraints):
-        raise ParameterError(f"constraints must be a core.Constraints, got {type(constraints).__name__}")
-    constraints.validate(img.shape[:2])
+    constraints = _checked_constraints(constraints, img.shape[:2])
     caught: list[str] = []
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
         pixel_contradictions = constraints.contradictions()
         for msg in pixel_contradictions:
             warnings.warn("contradictory constraints: " + msg, ContradictoryConstraintsWarning, stacklevel=2)
-        cap = node_cap(spec, meth_p, rep_p["max_nodes"])
-        rep = prep.representation(rep_p["representation"], cap, rep_p["work_pixels"], rep_p["edge_sigma"]) \
-            if prep is not None else build_representation(img, rep_p["representation"], cap, rep_p["work_pixels"],
-                                                          rep_p["edge_sigma"])
-        if n_segments > rep.n_nodes:
-            raise ParameterError(f"n_segments = {n_segments} exceeds the {rep.n_nodes} graph nodes; "
-                                 f"use at most {rep.n_nodes} or raise max_nodes")
+        rep = _representation(prep, img, spec, meth_p, rep_p, n_segments)
         feats = rep.features(rep_p["sigma_position"], rep_p["sigma_intensity"])
         K, G, cache = graph_of(rep, rep_p, spec)
         mapping = dict(stroke_radius=rep_p["stroke_radius"], sigma_intensity=rep_p["sigma_intensity"],
                        max_pairs=rep_p["max_pairs"])
         nc = map_constraints(constraints, rep, rng=rng, **mapping)
-        out, nc_out, parent = rep, None, None
+        step, out = None, rep
         if rep_p["rounding"] == "constrained" and spec.name != "ncut":
-            out, parent = refine(rep, constraints, rep_p["sigma_intensity"], rep_p["sigma_boundary"])
-            if out is not rep:  # the rounding runs on the split nodes
-                nc_out = map_strokes(constraints, out)
-                G = None if G is None else boundary_graph(out, rep_p)
-            else:
-                parent = None
-        prev = previous_nodes(previous, out, img.shape[:2], n_segments) \
-            if previous is not None and rep_p["rounding"] == "constrained" else None
+            step, out = _step_input(rep, constraints, nc, K, G, previous, img.shape[:2], rep_p, n_segments)
         res = run_method(spec, K, nc, n_segments, rng, params=meth_p, features=feats, cache=cache)
-        step = None
-        if rep_p["rounding"] == "constrained" and spec.name != "ncut":
-            step = ConstraintStep(n_segments, nc if nc_out is None else nc_out, graph=K if G is None else G,
-                                  parent=parent, previous=prev, appearance=(out.colors, out.sizes),
-                                  prior_weight=rep_p["rounding_prior"], colouring=rep_p["rounding_colouring"],
-                                  stability=rep_p["rounding_stability"], looks_weight=rep_p["rounding_looks"],
-                                  appearance_weight=rep_p["rounding_appearance"])
         res = constrain(res, spec, nc, step, rounding=rep_p["rounding"], warn=not pixel_contradictions)
     for w in rec:
         caught.append(str(w.message))
@@ -302,3 +276,52 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
                         time.perf_counter() - t0, out.n_nodes, method, caught, out, res.info,
                         honoured(constraints, lambda r, c: node_labels[out.node_at(r, c)],
                                  lambda block: node_labels[out.nodes_of_block(block)]))
+
+
+def _checked_segments(n_segments) -> int:
+    if isinstance(n_segments, bool) or not isinstance(n_segments, (int, np.integer)) or n_segments < 2:
+        raise ParameterError(f"n_segments must be an integer >= 2, got {n_segments!r}")
+    return int(n_segments)
+
+
+def _checked_constraints(constraints, shape) -> Constraints:
+    """``constraints`` (``None``: none) checked against an image of ``shape``."""
+    if constraints is None:
+        return Constraints()
+    if not isinstance(constraints, Constraints):
+        raise ParameterError(f"constraints must be a core.Constraints, got {type(constraints).__name__}")
+    constraints.validate(shape)
+    return constraints
+
+
+def _representation(prep, img, spec, meth_p: dict, rep_p: dict, n_segments: int) -> Representation:
+    """The graph's nodes (from the prepared image's cache when there is one), at most the
+    method's node cap, and at least ``n_segments`` of them."""
+    cap = node_cap(spec, meth_p, rep_p["max_nodes"])
+    rep = prep.representation(rep_p["representation"], cap, rep_p["work_pixels"], rep_p["edge_sigma"]) \
+        if prep is not None else build_representation(img, rep_p["representation"], cap, rep_p["work_pixels"],
+                                                      rep_p["edge_sigma"])
+    if n_segments > rep.n_nodes:
+        raise ParameterError(f"n_segments = {n_segments} exceeds the {rep.n_nodes} graph nodes; "
+                             f"use at most {rep.n_nodes} or raise max_nodes")
+    return rep
+
+
+def _step_input(rep, constraints, nc, K, G, previous, shape, rep_p: dict, n_segments: int):
+    """The constraint step's input (:class:`~core.constraint_step.ConstraintStep`) and the
+    nodes it labels: ``rep``'s, or split where strokes meet (:func:`core.graph.refine.refine`,
+    with their own strokes and boundary graph), the result on screen (an image of ``shape``)
+    carried onto them."""
+    out, parent = refine(rep, constraints, rep_p["sigma_intensity"], rep_p["sigma_boundary"])
+    nc_out = nc
+    if out is not rep:  # the step runs on the split nodes
+        nc_out = map_strokes(constraints, out)
+        G = None if G is None else boundary_graph(out, rep_p)
+    else:
+        parent = None
+    prev = previous_nodes(previous, out, shape, n_segments) if previous is not None else None
+    step = ConstraintStep(n_segments, nc_out, graph=K if G is None else G, parent=parent, previous=prev,
+                          appearance=(out.colors, out.sizes), prior_weight=rep_p["rounding_prior"],
+                          colouring=rep_p["rounding_colouring"], stability=rep_p["rounding_stability"],
+                          looks_weight=rep_p["rounding_looks"], appearance_weight=rep_p["rounding_appearance"])
+    return step, out
