@@ -55,7 +55,7 @@ def click_summary(rows, methods) -> list[dict]:
     and the representation's ceiling (mean; images under 0.90)."""
     from segapp.core.eval.clicks import MAX_CLICKS, noc
 
-    from .evaluate import by_image
+    from .evaluate_report import by_image
 
     out = []
     for m in methods:
@@ -83,7 +83,7 @@ def per_click_table(rows, methods) -> str:
     keeps its last IoU)."""
     from segapp.core.eval.clicks import MAX_CLICKS
 
-    from .evaluate import by_image
+    from .evaluate_report import by_image
 
     lines = ["| method | " + " | ".join(str(k) for k in range(1, MAX_CLICKS + 1)) + " |",
              "|---|" + "---|" * MAX_CLICKS]
