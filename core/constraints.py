@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import Iterable
@@ -29,6 +28,8 @@ from typing import Iterable
 import numpy as np
 
 from ._io import atomic_write_text
+from .block import MAX_COORD, Block, _check_int, _short  # noqa: F401 - Block is part of this module's API
+from .constraints_file import _block_from_dict, _looks_like_json, _parse_json, _read_text
 from .errors import ConstraintError
 
 
@@ -51,149 +52,7 @@ class Kind(str, Enum):
 
 FORMAT_VERSION = 2
 READ_VERSIONS = (1, 2)
-KINDS = ("must_link", "cannot_link", "blocks")
-MAX_COORD = 2**31 - 1        # pixel coordinates: far beyond any image segapp can load
-MAX_LABEL = 255              # block labels 1..255 (the GUI uses 1-9)
-MAX_DIGITS = 12              # integers in a constraint file
-MAX_FILE_BYTES = 64 * 2**20  # about two million links
-
-
-def _check_int(v, what: str, low: int, high: int) -> int:
-    if isinstance(v, bool) or not (isinstance(v, (int, np.integer)) or (
-            isinstance(v, (float, np.floating)) and float(v).is_integer())):
-        raise ConstraintError(f"{what} must be an integer, got {_short(v)}")
-    v = int(v)
-    if not low <= v <= high:
-        raise ConstraintError(f"{what} {_short(v)} is outside [{low}, {high}]")
-    return v
-
-
-def _short(v) -> str:
-    text = repr(v)
-    return text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
-
-
-@dataclass(frozen=True)
-class Block:
-    """Pixels that the user says belong to segment ``label``: a rectangle or a brush region.
-
-    Parameters
-    ----------
-    label : int
-        User label (1-9 in the GUI); blocks with the same label must-link, different labels
-        cannot-link.
-    top, left, bottom, right : int
-        Pixel bounds, ``bottom`` and ``right`` exclusive (a brush region's bounding box).
-    runs : tuple of (row, c0, c1), optional
-        A brush region: the pixels ``row, c0 <= column < c1`` of each run, inside the box.
-        ``None``: the whole rectangle. Build one with :meth:`from_mask` or :meth:`from_runs`.
-    """
-
-    label: int
-    top: int
-    left: int
-    bottom: int
-    right: int
-    runs: tuple | None = None
-
-    def __post_init__(self):
-        for name in ("label", "top", "left", "bottom", "right"):
-            v = getattr(self, name)
-            if isinstance(v, (float, np.floating)):
-                raise ConstraintError(f"block {name} must be an integer, got {_short(v)}")
-            low, high = (1, MAX_LABEL) if name == "label" else (0, MAX_COORD)
-            object.__setattr__(self, name, _check_int(v, f"block {name}", low, high))
-        if self.bottom <= self.top or self.right <= self.left:
-            raise ConstraintError(
-                f"block box [{self.top}, {self.left}, {self.bottom}, {self.right}] is empty: "
-                "bottom must exceed top and right must exceed left"
-            )
-        if self.runs is not None:
-            object.__setattr__(self, "runs", self._check_runs(self.runs))
-
-    def _check_runs(self, runs) -> tuple:
-        try:
-            a = np.asarray(runs)
-        except (ValueError, TypeError):
-            a = np.zeros((0,))
-        if a.ndim != 2 or a.shape[1] != 3 or len(a) == 0:
-            raise ConstraintError("block runs must be a non-empty list of [row, c0, c1]")
-        if a.dtype.kind not in "iu":
-            raise ConstraintError("block runs must hold integers [row, c0, c1]")
-        r, c0, c1 = a.T
-        if (c1 <= c0).any():
-            raise ConstraintError("a block run [row, c0, c1] is empty: c1 must exceed c0")
-        if (r < self.top).any() or (r >= self.bottom).any() or (c0 < self.left).any() or (c1 > self.right).any():
-            raise ConstraintError(f"a block run lies outside its box [{self.top}, {self.left}, "
-                                  f"{self.bottom}, {self.right}]")
-        return tuple(map(tuple, a.astype(np.int64).tolist()))
-
-    @classmethod
-    def from_runs(cls, label: int, runs) -> "Block":
-        """A brush region from its runs ``(row, c0, c1)``; the box is their bounds."""
-        a = np.asarray(runs)
-        if a.ndim != 2 or a.shape[1] != 3 or len(a) == 0:
-            raise ConstraintError("block runs must be a non-empty list of [row, c0, c1]")
-        if a.dtype.kind not in "iu":
-            raise ConstraintError("block runs must hold integers [row, c0, c1]")
-        return cls(label, int(a[:, 0].min()), int(a[:, 1].min()), int(a[:, 0].max()) + 1, int(a[:, 2].max()), a)
-
-    @classmethod
-    def from_mask(cls, label: int, mask: np.ndarray, top: int = 0, left: int = 0) -> "Block":
-        """A brush region from a boolean mask whose pixel (0, 0) is image pixel (top, left).
-
-        Parameters
-        ----------
-        label : int
-        mask : ndarray, shape (h, w), bool
-        top, left : int
-        """
-        m = np.asarray(mask, bool)
-        if m.ndim != 2 or not m.any():
-            raise ConstraintError("a brush region needs a 2-D mask with at least one pixel")
-        pad = np.zeros((m.shape[0], m.shape[1] + 2), np.int8)
-        pad[:, 1:-1] = m
-        d = np.diff(pad, axis=1)
-        rows, starts = np.nonzero(d == 1)
-        _, ends = np.nonzero(d == -1)
-        return cls.from_runs(label, np.stack([rows + top, starts + left, ends + left], 1))
-
-    @property
-    def box(self) -> tuple[int, int, int, int]:
-        return (self.top, self.left, self.bottom, self.right)
-
-    @property
-    def is_region(self) -> bool:
-        """Painted with the brush (runs), not a rectangle."""
-        return self.runs is not None
-
-    def mask(self) -> np.ndarray:
-        """The block's pixels inside its box, shape (bottom - top, right - left), bool."""
-        m = np.zeros((self.bottom - self.top, self.right - self.left), bool)
-        if self.runs is None:
-            m[:] = True
-            return m
-        for r, c0, c1 in self.runs:
-            m[r - self.top, c0 - self.left:c1 - self.left] = True
-        return m
-
-    @property
-    def n_pixels(self) -> int:
-        if self.runs is None:
-            return (self.bottom - self.top) * (self.right - self.left)
-        return int(sum(c1 - c0 for _, c0, c1 in self.runs))
-
-    def contains(self, r: float, c: float) -> bool:
-        """Whether pixel (r, c) (floats floored) belongs to the block."""
-        r, c = int(np.floor(r)), int(np.floor(c))
-        if not (self.top <= r < self.bottom and self.left <= c < self.right):
-            return False
-        return self.runs is None or any(rr == r and c0 <= c < c1 for rr, c0, c1 in self.runs)
-
-    def to_dict(self) -> dict:
-        if self.runs is None:
-            return {"label": self.label, "box": list(self.box)}
-        return {"label": self.label, "runs": [list(x) for x in self.runs]}
+KINDS = tuple(Kind)  # in file order
 
 
 def _items(seq, name: str):
@@ -446,87 +305,3 @@ def _overlap(a: Block, b: Block) -> bool:
     return bool((ma & mb).any())
 
 
-def _block_from_dict(b, i: int, version: int) -> Block:
-    shape = "{\"label\": int, \"box\": [top, left, bottom, right]}"
-    if version >= 2:
-        shape += " or {\"label\": int, \"runs\": [[row, c0, c1], ...]}"
-    if not isinstance(b, dict) or "label" not in b or ("box" in b) == ("runs" in b and version >= 2):
-        raise ConstraintError(f"block #{i} must be an object {shape}")
-    valid = {"label", "box"} | ({"runs"} if version >= 2 else set())
-    extra = sorted(set(b) - valid)
-    if extra:
-        raise ConstraintError(f"block #{i} has an unknown key {_short(extra[0])}; valid keys: {', '.join(sorted(valid))}")
-    if "runs" in b:
-        runs = b["runs"]
-        if not isinstance(runs, list) or not runs or not all(isinstance(x, list) and len(x) == 3 for x in runs):
-            raise ConstraintError(f"block #{i} runs must be a non-empty list of [row, c0, c1]")
-        cells = [_check_int(v, f"block #{i} run", 0, MAX_COORD) for x in runs for v in x]
-        try:
-            return Block.from_runs(b["label"], np.asarray(cells, np.int64).reshape(-1, 3))
-        except ConstraintError as e:
-            raise ConstraintError(f"block #{i}: {e}") from None
-    box = b["box"]
-    if not isinstance(box, list) or len(box) != 4:
-        raise ConstraintError(f"block #{i} box must be [top, left, bottom, right]")
-    return Block(b["label"], *box)
-
-
-def _looks_like_json(s: str) -> bool:
-    t = s.strip()
-    try:
-        if len(s) < 4096 and os.path.isfile(s):
-            return False
-    except (OSError, ValueError):
-        pass
-    return not t or t[0] in '{["-0123456789' or t in ("null", "true", "false")
-
-
-def _read_text(p: Path) -> str:
-    try:
-        if p.is_dir():
-            raise ConstraintError(f"{p} is a folder, not a constraint file")
-        size = p.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise ConstraintError(f"constraint file {p} is {size:,} bytes, more than the limit of "
-                                  f"{MAX_FILE_BYTES:,}")
-        return p.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise ConstraintError(f"constraint file not found: {p}") from None
-    except PermissionError:
-        raise ConstraintError(f"no permission to read constraint file {p}") from None
-    except UnicodeDecodeError as e:
-        raise ConstraintError(f"constraint file {p} is not UTF-8 text (byte {e.start})") from None
-    except OSError as e:
-        raise ConstraintError(f"cannot read constraint file {p}: {e.strerror or e}") from None
-
-
-def _json_int(text: str) -> int:
-    if len(text.lstrip("-")) > MAX_DIGITS:
-        raise ConstraintError(f"number {_short(text)} has {len(text.lstrip('-'))} digits; constraint "
-                              f"files hold pixel coordinates and labels of at most {MAX_DIGITS} digits")
-    return int(text)
-
-
-def _json_float(text: str) -> float:
-    v = float(text)
-    if not np.isfinite(v):
-        raise ConstraintError(f"number {_short(text)} is too large")
-    return v
-
-
-def _json_constant(name: str):
-    raise ConstraintError(f"{name} is not a number a constraint file may hold")
-
-
-def _parse_json(text: str, where: str):
-    if len(text) > MAX_FILE_BYTES:
-        raise ConstraintError(f"{where} is {len(text):,} characters, more than the limit of {MAX_FILE_BYTES:,}")
-    try:
-        return json.loads(text, parse_int=_json_int, parse_float=_json_float, parse_constant=_json_constant)
-    except json.JSONDecodeError as e:
-        raise ConstraintError(f"malformed JSON in {where}: {e.msg} at line {e.lineno}, column {e.colno}") from None
-    except RecursionError:
-        raise ConstraintError(f"{where} is nested too deeply to be a constraint file "
-                              "(lists inside lists thousands of levels deep)") from None
-    except ConstraintError as e:
-        raise ConstraintError(f"{where}: {e}") from None

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from segapp import core
-from segapp.core.constraints import MAX_FILE_BYTES
+from segapp.core.constraints_file import MAX_FILE_BYTES
 from segapp.core.errors import ConstraintError
 
 from .helpers import expect_cli_error, expect_error, run_cli
