@@ -11,9 +11,10 @@ conflict, the constrained rounding lets the newest win. File format version 2 st
 regions as runs and the order; version 1 files (rectangles only, order = kind order) are read.
 
 Every number is bounded where it enters: pixel coordinates are integers in
-[0, :data:`MAX_COORD`], block labels integers in [1, :data:`MAX_LABEL`], weights finite and in
-(0, 1]. A constraint file is at most :data:`MAX_FILE_BYTES` long, its integers at most
-:data:`MAX_DIGITS` digits, nested at most as deep as the JSON parser allows; ``NaN`` and
+[0, :data:`~core.block.MAX_COORD`], block labels integers in [1, :data:`~core.block.MAX_LABEL`],
+weights finite and in (0, 1]. A constraint file (:mod:`core.constraints_file`) is at most
+:data:`~core.constraints_file.MAX_FILE_BYTES` long, its integers at most
+:data:`~core.constraints_file.MAX_DIGITS` digits, nested at most as deep as the JSON parser allows; ``NaN`` and
 ``Infinity`` are refused. Each problem is a :class:`~core.errors.ConstraintError` naming it.
 """
 
