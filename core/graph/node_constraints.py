@@ -211,32 +211,7 @@ def map_constraints(constraints: Constraints | None, rep: Representation, *, str
     # lists of arrays (pairs, weights, groups), joined once: 10^4 links give ~4e7 pairs
     must, must_w, cannot, cannot_w, cgroup = [], [], [], [], []
     if constraints is not None:
-        for kind, links, out, wout in ((Kind.MUST_LINK, constraints.must_link, must, must_w),
-                                       (Kind.CANNOT_LINK, constraints.cannot_link, cannot, cannot_w)):
-            for i, (r1, c1, r2, c2, w) in enumerate(links):
-                A = _end_nodes(rep, r1, c1, radius_px, sigma_intensity)
-                B = _end_nodes(rep, r2, c2, radius_px, sigma_intensity)
-                a0, b0 = rep.node_at(r1, c1), rep.node_at(r2, c2)
-                strokes.append(Stroke(kind, i, a0, b0))
-                if a0 == b0:
-                    if kind == Kind.CANNOT_LINK:
-                        notes.append(f"cannot-link #{i} has both ends in one graph node "
-                                     f"(node {a0}); it cannot be honoured at this resolution")
-                    continue
-                if kind == Kind.CANNOT_LINK:  # neighbourhoods must not overlap
-                    overlap = np.intersect1d(A, B)
-                    A, B = np.setdiff1d(A, overlap), np.setdiff1d(B, overlap)
-                    A, B = np.union1d(A, [a0]), np.union1d(B, [b0])
-                strokes[-1] = Stroke(strokes[-1].kind, i, a0, b0, (tuple(A.tolist()), tuple(B.tolist())))
-                aa, bb = np.meshgrid(A, B, indexing="ij")
-                out.append(np.stack([aa.ravel(), bb.ravel()], 1))
-                wout.append(np.full(aa.size, float(w)))
-                for E in (A, B):  # an end stands for its neighbourhood: one segment
-                    ii, jj = np.triu_indices(len(E), 1)
-                    must.append(np.stack([E[ii], E[jj]], 1))
-                    must_w.append(np.full(len(ii), float(w)))
-                if kind == Kind.CANNOT_LINK:
-                    cgroup.append(np.full(aa.size, i, np.int64))
+        _map_links(constraints, rep, radius_px, sigma_intensity, strokes, notes, must, must_w, cannot, cannot_w, cgroup)
     n_link_m, n_link_c = sum(map(len, must)), sum(map(len, cannot))
     labels = np.full(n, -1, np.int64)
     if constraints is not None and constraints.blocks:
@@ -272,6 +247,39 @@ def map_constraints(constraints: Constraints | None, rep: Representation, *, str
     nc = NodeConstraints(n, m, mw, c, cw, link_m, link_c, labels, cannot_group=cg, strokes=strokes)
     nc.contradictions = notes + chain_contradictions(n, m, c)
     return nc
+
+
+def _map_links(constraints, rep, radius_px: float, sigma_intensity: float, strokes: list, notes: list,
+               must: list, must_w: list, cannot: list, cannot_w: list, cgroup: list) -> None:
+    """Each link onto node pairs (appended to the lists): every node of one end's
+    neighbourhood to every node of the other's, the nodes of each end must-linked to one
+    another, a cannot-link's two neighbourhoods kept disjoint; its :class:`Stroke` appended."""
+    for kind, links, out, wout in ((Kind.MUST_LINK, constraints.must_link, must, must_w),
+                                   (Kind.CANNOT_LINK, constraints.cannot_link, cannot, cannot_w)):
+        for i, (r1, c1, r2, c2, w) in enumerate(links):
+            A = _end_nodes(rep, r1, c1, radius_px, sigma_intensity)
+            B = _end_nodes(rep, r2, c2, radius_px, sigma_intensity)
+            a0, b0 = rep.node_at(r1, c1), rep.node_at(r2, c2)
+            strokes.append(Stroke(kind, i, a0, b0))
+            if a0 == b0:
+                if kind == Kind.CANNOT_LINK:
+                    notes.append(f"cannot-link #{i} has both ends in one graph node "
+                                 f"(node {a0}); it cannot be honoured at this resolution")
+                continue
+            if kind == Kind.CANNOT_LINK:  # neighbourhoods must not overlap
+                overlap = np.intersect1d(A, B)
+                A, B = np.setdiff1d(A, overlap), np.setdiff1d(B, overlap)
+                A, B = np.union1d(A, [a0]), np.union1d(B, [b0])
+            strokes[-1] = Stroke(strokes[-1].kind, i, a0, b0, (tuple(A.tolist()), tuple(B.tolist())))
+            aa, bb = np.meshgrid(A, B, indexing="ij")
+            out.append(np.stack([aa.ravel(), bb.ravel()], 1))
+            wout.append(np.full(aa.size, float(w)))
+            for E in (A, B):  # an end stands for its neighbourhood: one segment
+                ii, jj = np.triu_indices(len(E), 1)
+                must.append(np.stack([E[ii], E[jj]], 1))
+                must_w.append(np.full(len(ii), float(w)))
+            if kind == Kind.CANNOT_LINK:
+                cgroup.append(np.full(aa.size, i, np.int64))
 
 
 def map_strokes(constraints: Constraints, rep: Representation) -> NodeConstraints:
