@@ -90,6 +90,15 @@ def affinity_propagation(S: np.ndarray, preference: float, *, damping=0.5, max_i
     I = np.flatnonzero(E)
     if len(I) == 0:
         return None, I, converged, (R, A)
+    labels, centers = _refined_clusters(S, I)
+    return labels, centers, converged, (R, A)
+
+
+def _refined_clusters(S: np.ndarray, I: np.ndarray):
+    """scikit-learn's exemplar refinement: each point to its most similar exemplar, each
+    cluster's exemplar moved to the member most similar to the others, points assigned
+    again; ``(labels 0..k-1, exemplars)``."""
+    I = I.copy()
     c = np.argmax(S[:, I], axis=1)
     c[I] = np.arange(len(I))
     for k in range(len(I)):
@@ -99,7 +108,7 @@ def affinity_propagation(S: np.ndarray, preference: float, *, damping=0.5, max_i
     c[I] = np.arange(len(I))
     ex = I[c]
     centers = np.unique(ex)
-    return np.searchsorted(centers, ex), centers, converged, (R, A)
+    return np.searchsorted(centers, ex), centers
 
 
 def preference_for(S: np.ndarray, n_clusters: int, ap_kw: dict, start=None, max_steps=40, *,
@@ -159,27 +168,7 @@ def preference_for(S: np.ndarray, n_clusters: int, ap_kw: dict, start=None, max_
         if first == "exact":
             return done(start, True)
     los = [float(off.min()) - span * 2.0 ** t for t in range(31)]
-    T = None  # the first doubling point that does not give too many (30: none of 30)
-    below = next((t for t, p in enumerate(los) if p <= start), None) if first == "few" else None
-    if below is not None:  # upwards from the first doubling point below the start
-        T = below
-        for t in range(below - 1, -1, -1):
-            if run(los[t])[0] != "many":
-                T = t
-            elif los[t] in counts:  # converged to too many: so would every point above
-                break
-        if T == below and run(los[below])[0] == "many":  # the bracket's low end, run as well
-            T = None  # the count fell with the preference: top-down after all
-    # a start that converged to too many clusters: the doubling points above it give too
-    # many (one that did not converge only counts as "too many": it tells nothing)
-    above = start if first == "many" and start in counts else np.inf
-    if T is None:  # top-down, as without a start
-        for t in range(30):
-            if los[t] < above and run(los[t])[0] != "many":
-                T = t
-                break
-        else:
-            T = 30
+    T = _first_not_too_many(run, counts, los, start, first)
     steps += min(T + 1, 30)
     if T < 30:
         what, labels, ex = run(los[T])
@@ -202,3 +191,31 @@ def preference_for(S: np.ndarray, n_clusters: int, ap_kw: dict, start=None, max_
         raise ConvergenceError(f"ssap: affinity propagation did not converge to {n_clusters} clusters "
                                "for any preference; raise max_iter or damping")
     return done(best[0], False)
+
+
+def _first_not_too_many(run, counts: dict, los: list, start, first) -> int:
+    """The descent of :func:`preference_for`: the index of the first doubling point
+    ``los[t]`` that does not give too many clusters (30: none of 30), skipping the runs the
+    outcome of ``start`` (``first``) already decides (see its Notes)."""
+    T = None  # the first doubling point that does not give too many (30: none of 30)
+    below = next((t for t, p in enumerate(los) if p <= start), None) if first == "few" else None
+    if below is not None:  # upwards from the first doubling point below the start
+        T = below
+        for t in range(below - 1, -1, -1):
+            if run(los[t])[0] != "many":
+                T = t
+            elif los[t] in counts:  # converged to too many: so would every point above
+                break
+        if T == below and run(los[below])[0] == "many":  # the bracket's low end, run as well
+            T = None  # the count fell with the preference: top-down after all
+    # a start that converged to too many clusters: the doubling points above it give too
+    # many (one that did not converge only counts as "too many": it tells nothing)
+    above = start if first == "many" and start in counts else np.inf
+    if T is None:  # top-down, as without a start
+        for t in range(30):
+            if los[t] < above and run(los[t])[0] != "many":
+                T = t
+                break
+        else:
+            T = 30
+    return T
