@@ -132,8 +132,6 @@ def evaluate_image(item, methods, k, rounds, mode, params, max_pixels=None, user
 
     from segapp import core
     from segapp.core.eval import bsds, metrics, people, simulate
-    from segapp.core.eval.baselines import graph_ceiling_segmenter, random_walker_segmenter
-    from segapp.core.graph import GRAPH_PARAMS
 
     try:
         image = core.load_image(item.image, max_pixels=max_pixels)
@@ -143,23 +141,8 @@ def evaluate_image(item, methods, k, rounds, mode, params, max_pixels=None, user
         return [_error_row(item.id, m, str(e)) for m in methods]
     care = target != simulate.DONT_CARE
     rows = []
-    graph_params = {p.name for p in GRAPH_PARAMS}
     for m in methods:
-        if m == ANCHOR:
-            seg_fn = lambda c: random_walker_segmenter(image, c, target, k)  # noqa: E731
-        elif m in ANCHORS:
-            gp = {n: v for n, v in params[m].items() if n in graph_params}
-            gp["affinity"] = m.split("-", 1)[1]
-            seg_fn = lambda c, gp=gp: graph_ceiling_segmenter(image, c, target, k, **gp)  # noqa: E731
-        else:
-            shown = {}  # the result the simulated user saw last, as the window keeps it
-
-            def seg_fn(c, m=m, shown=shown):
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    seg = core.segment(image, c, method=m, n_segments=k, previous=shown.get("seg"), **params[m])
-                shown["seg"] = seg
-                return seg.labels
+        seg_fn = _segmenter(m, image, target, k, params[m])
         try:
             if user == "error-centre":
                 run = simulate.simulate(image, target, seg_fn, rounds, mode)
@@ -190,6 +173,32 @@ def evaluate_image(item, methods, k, rounds, mode, params, max_pixels=None, user
         except core.SegappError as e:
             rows.append(_error_row(item.id, m, str(e)))
     return rows
+
+
+def _segmenter(m: str, image, target, k: int, params: dict):
+    """``constraints -> labels`` for method or anchor ``m``: a method is given the result on
+    screen from its previous call, as the window does; the anchors are told the target."""
+    import warnings
+
+    from segapp import core
+    from segapp.core.eval.baselines import graph_ceiling_segmenter, random_walker_segmenter
+    from segapp.core.graph import GRAPH_PARAMS
+
+    if m == ANCHOR:
+        return lambda c: random_walker_segmenter(image, c, target, k)
+    if m in ANCHORS:
+        gp = {n: v for n, v in params.items() if n in {p.name for p in GRAPH_PARAMS}}
+        gp["affinity"] = m.split("-", 1)[1]
+        return lambda c: graph_ceiling_segmenter(image, c, target, k, **gp)
+    shown = {}  # the result the simulated user saw last, as the window keeps it
+
+    def seg_fn(c):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            seg = core.segment(image, c, method=m, n_segments=k, previous=shown.get("seg"), **params)
+        shown["seg"] = seg
+        return seg.labels
+    return seg_fn
 
 
 def honoured_stats(cons, added: dict, labels) -> tuple[float, float]:
