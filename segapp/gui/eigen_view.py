@@ -73,11 +73,17 @@ def missing_caption(eigenvalues) -> str:
 
 
 def decided_caption(result) -> str:
-    """The last thumbnail's caption: how much of the image the strokes decided."""
+    """The last thumbnail's caption: how much of the image the strokes decided against the
+    method's own labels, as a share of the image (of its pixels where the node map is
+    known, else of the nodes); a share under 1% that is not zero is said as such."""
     decided = result.info.get("overruled_nodes")
     if decided is None:
         return f"{result.method}'s own labels"
-    return f"strokes decided (orange): {100 * float(np.mean(decided)):.0f}% of nodes"
+    decided = np.asarray(decided, bool)
+    nm = getattr(result, "node_map", None)
+    share = float(decided[nm.node_map].mean()) if nm is not None and decided.size else float(np.mean(decided))
+    said = "none" if share == 0 else "under 1%" if share < 0.01 else f"{100 * share:.0f}%"
+    return f"strokes overruled {said} (orange)"
 
 
 def sticky_range(lo: float, hi: float, current) -> tuple[float, float] | None:
@@ -103,7 +109,8 @@ class EigenView(QWidget):
     hovered = Signal(str)
     HELP = ("The leading eigenvectors on the image, blue < 0 < red: the method's cut "
             "follows where they change sign or jump. Last: where the strokes overruled the "
-            "method's own labels (orange) and where the method's labels stand (grey).")
+            "method's own labels (orange; its caption says how much of the image) and where "
+            "the method's labels stand (grey).")
 
     def __init__(self, n_show=4):
         super().__init__()
