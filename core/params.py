@@ -115,6 +115,7 @@ class MethodSpec:
     params: tuple[ParamSpec, ...]
     fit: Any = field(repr=False)
     node_cap: str | None = None  # name of the parameter that caps the graph's nodes (ssap's ap_nodes)
+    plain: str = ""  # what it does in plain words, shown where a person chooses the method
     graph: str = "kernel"  # what the method takes from the boundary graph: 'kernel' or 'adjacency'
 
     def param(self, name: str) -> ParamSpec:

@@ -345,6 +345,8 @@ SPEC = MethodSpec(
     name="csp",
     description="Constraints as a lower bound on u^T Q u; generalised eigenproblem "
                 "L_bar v = lambda (Q_bar - beta/vol I) v; degree-of-belief weights and blocks.",
+    plain=("Finds the image's best cut among those that satisfy your strokes to a set degree; "
+           "takes labelled blocks and unsure (weighted) strokes."),
     reference="Wang & Davidson, KDD 2010",
     params=PARAMS,
     fit=fit,

@@ -143,6 +143,8 @@ SPEC = MethodSpec(
     name="e2cp",
     description="Must- and cannot-links propagated to all pairs by two label propagations "
                 "(closed form eq. 3), affinity reweighted (eq. 4), then spectral clustering.",
+    plain=("Spreads each stroke to every pair of regions through similar neighbours, reweights "
+           "the image's similarities, then splits the image."),
     reference="Lu & Ip, ECCV 2010",
     params=PARAMS,
     fit=fit,

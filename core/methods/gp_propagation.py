@@ -183,6 +183,8 @@ SPEC = MethodSpec(
     name="gp-propagation",
     description="Constraints propagated through the affinity as Gaussian-process observations "
                 "(K_bar = (K^-1 + M)^-1), then spectral clustering.",
+    plain=("Treats each stroke as a measurement of how alike two regions are, spreads it along "
+           "similar colours, then splits the image."),
     reference="Lu & Carreira-Perpinan, CVPR 2008",
     params=PARAMS,
     fit=fit,

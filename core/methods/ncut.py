@@ -52,6 +52,8 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, cache=None) -> S
 SPEC = MethodSpec(
     name="ncut",
     description="Normalised cuts / NJW spectral clustering; constraints are ignored (baseline).",
+    plain=("Ignores the strokes: the image's own most natural split, the starting point of every "
+           "other method."),
     reference="Shi & Malik, TPAMI 2000; Ng, Jordan & Weiss, NIPS 2001",
     params=(),
     fit=fit,

@@ -212,6 +212,8 @@ SPEC = MethodSpec(
     name="rom",
     description="Affinity graph by ranking on manifolds (eq. 6) with must-link transitive closure "
                 "in Y, then Yu-Shi multiclass spectral clustering.",
+    plain=("Ranks every region by how strongly it connects to each stroke end, groups regions by "
+           "those rankings, then splits the image."),
     reference="Xia, Cao, Zhang & Li, Neurocomputing 2009",
     params=PARAMS,
     fit=fit,

@@ -73,6 +73,8 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, cache=None) -> S
 SPEC = MethodSpec(
     name="spectral-learning",
     description="Must-linked affinities set to 1, cannot-linked to 0, then spectral clustering.",
+    plain=("Marks the two ends of each stroke as alike (must-link) or unlike (cannot-link), then "
+           "splits the image as usual; the simplest."),
     reference="Kamvar, Klein & Manning, IJCAI 2003",
     params=(),
     fit=fit,

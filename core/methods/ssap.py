@@ -292,6 +292,8 @@ SPEC = MethodSpec(
     description="Affinity propagation whose similarities are updated from violated constraints "
                 "each round (Method 1: Gaussian kernel; Method 2: diagonal metric); preference "
                 "by bisection for the number of segments.",
+    plain=("Picks an example region per segment and groups the others around them, adjusting "
+           "similarities until the strokes hold; slower."),
     reference="Conroy & Xi, 2009; Frey & Dueck, Science 2007",
     params=PARAMS,
     fit=fit,

@@ -16,7 +16,7 @@ def main(argv) -> int:
         print(f"        {p.help}")
 
     for name, spec in core.METHODS.items():
-        print(f"{name}: {spec.description}\n    reference: {spec.reference}")
+        print(f"{name}: {spec.plain}\n    how: {spec.description}\n    reference: {spec.reference}")
         for p in spec.params:
             show(p)
         print()

@@ -9,7 +9,7 @@ sends the user's changes to it.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QFrame, QGroupBox, QScrollArea, QSlider,
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QFrame, QGroupBox, QLabel, QScrollArea, QSlider,
                                QSpinBox, QVBoxLayout, QWidget)
 
 from segapp import core
@@ -29,9 +29,14 @@ class SidePanel(QWidget):
         f = QFormLayout(box)
         self.method_box = QComboBox()
         self.method_box.addItems(list(core.METHODS))
+        for i, spec in enumerate(core.METHODS.values()):
+            self.method_box.setItemData(i, f"{spec.plain}\n({spec.reference})", Qt.ToolTipRole)
+        self.method_about = QLabel()  # what the chosen method does, in plain words
+        self.method_about.setWordWrap(True)
         self.k_box = QSpinBox()
         self.k_box.setRange(2, render.MAX_SEGMENTS)
         f.addRow("method", self.method_box)
+        f.addRow(self.method_about)
         f.addRow("segments", self.k_box)
         lay.addWidget(box)
         sbox = QGroupBox("Segments")
@@ -83,6 +88,8 @@ class SidePanel(QWidget):
         spec = core.METHODS[m]
         if self.method_box.currentText() != m:
             self.method_box.setCurrentText(m)
+        self.method_about.setText(spec.plain)
+        self.method_about.setToolTip(f"{spec.description}\n{spec.reference}")
         self.params.set_specs(spec.params, spec.reference, self.model.method_params.get(m, {}))
 
     def _show_all(self) -> None:

@@ -1,6 +1,7 @@
 """One palette and one set of display defaults: what the window paints is what exports write."""
 
 import numpy as np
+from PySide6.QtCore import Qt
 
 from segapp.core import render
 from segapp.gui import colours, paint
@@ -24,3 +25,18 @@ def test_display_defaults_live_in_one_place(qtbot):
     qtbot.addWidget(panel)
     assert panel.opacity.value() == round(render.OVERLAY_OPACITY * 100)
     assert panel.k_box.maximum() == render.MAX_SEGMENTS == len(render.PALETTE)
+
+
+def test_the_chosen_method_is_described_in_plain_words(qtbot):
+    from segapp import core
+    from segapp.gui.session import SessionModel
+    from segapp.gui.side_panel import SidePanel
+
+    model = SessionModel()
+    panel = SidePanel(model)
+    qtbot.addWidget(panel)
+    for name, spec in core.METHODS.items():
+        model.set_method(name)
+        assert spec.plain and panel.method_about.text() == spec.plain
+        i = panel.method_box.findText(name)
+        assert spec.plain in panel.method_box.itemData(i, Qt.ToolTipRole)
