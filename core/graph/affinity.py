@@ -196,7 +196,7 @@ def minimax_edge(rep) -> np.ndarray:
         Symmetric, zero diagonal; an ultrametric.
     """
     import scipy.sparse as sp
-    from scipy.cluster.hierarchy import cophenet
+    from scipy.cluster.hierarchy import DisjointSet, cophenet
     from scipy.sparse.csgraph import minimum_spanning_tree
     from scipy.spatial.distance import squareform
 
@@ -216,23 +216,15 @@ def minimax_edge(rep) -> np.ndarray:
         cols += firsts[1:]
         vals += [top] * (len(firsts) - 1)
     order = np.argsort(vals, kind="stable")
-    parent = np.arange(2 * n - 1)
-    size = np.r_[np.ones(n), np.zeros(n - 1)]
-
-    def find(x):
-        root = x
-        while parent[root] != root:
-            root = parent[root]
-        while parent[x] != root:
-            parent[x], x = root, parent[x]
-        return root
-
+    parts = DisjointSet(range(n))
+    cluster = {x: x for x in range(n)}  # each part's root -> its cluster number in Z
     Z = np.zeros((n - 1, 4))
     for k, e in enumerate(order):
-        a, c = find(rows[e]), find(cols[e])
-        Z[k] = (min(a, c), max(a, c), vals[e], size[a] + size[c])
-        parent[a] = parent[c] = n + k
-        size[n + k] = size[a] + size[c]
+        ra, rc = parts[rows[e]], parts[cols[e]]
+        a, c = cluster[ra], cluster[rc]
+        Z[k] = (min(a, c), max(a, c), vals[e], parts.subset_size(ra) + parts.subset_size(rc))
+        parts.merge(ra, rc)
+        cluster[parts[ra]] = n + k
     return squareform(cophenet(Z))
 
 
