@@ -260,7 +260,7 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, cache=None, *, b
     SpectralResult
         ``embedding[:, 0]`` is the relaxed indicator ``u* = D^-1/2 v*``; the columns are the
         feasible vectors (``lambda > 0``) ordered by cut cost. With fewer than 3 feasible
-        vectors, :func:`core.segment` pads with zero columns (eigenvalue NaN).
+        vectors, :func:`core.pipeline.run_method` pads with zero columns (eigenvalue NaN).
         ``eigenvalues`` are the cut costs ``v^T L_bar v / vol`` (for ``Q_bar = I`` these are
         the normalised Laplacian's eigenvalues).
 
