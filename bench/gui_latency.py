@@ -45,7 +45,7 @@ class Bench:
         from PySide6.QtCore import QEvent, QObject
 
         from segapp.gui.main_window import MainWindow
-        from segapp.gui.probe import Heartbeat
+        from tests.probe import Heartbeat
 
         self.app = app
         self.w = MainWindow()
@@ -104,7 +104,7 @@ class Bench:
 
     def stroke(self, tool, r1, c1, r2, c2):
         """Seconds from the mouse release to the repaint showing the stroke's result."""
-        from segapp.gui.probe import stroke_events
+        from tests.probe import stroke_events
 
         w = self.w
         w.canvas.view.tool = tool

@@ -30,7 +30,7 @@ DRIVER = textwrap.dedent("""
     from segapp.cli import main
     from segapp.gui import recovery
     from segapp.gui.canvas import CANNOT, MUST
-    from segapp.gui.probe import drag
+    from tests.probe import drag
 
     def offer(parent, sessions):
         n = sum(len(v) for v in sessions[0]["items"].values())

@@ -8,7 +8,7 @@ os.environ["XDG_DATA_HOME"] = os.path.join(_HOME, "data")      # out of the user
 import pytest  # noqa: E402
 import shiboken6  # noqa: E402
 
-from segapp.gui.probe import click, drag  # noqa: E402,F401
+from tests.probe import click, drag  # noqa: E402,F401
 
 RESULT_TIMEOUT_MS = 60000
 

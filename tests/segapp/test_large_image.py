@@ -66,7 +66,7 @@ def test_strokes_on_a_large_photo_keep_every_turn_of_the_gui_thread_short(qtbot,
     from PySide6.QtCore import QTimer
 
     from segapp.gui.canvas import CANNOT
-    from segapp.gui.probe import Heartbeat, stroke_events
+    from tests.probe import Heartbeat, stroke_events
 
     with qtbot.waitSignal(window.model.resultChanged, timeout=RESULT_TIMEOUT_MS):
         window.controller.open_image(photo)

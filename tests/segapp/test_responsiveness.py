@@ -14,7 +14,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from segapp.gui.canvas import CANNOT, MUST
-from segapp.gui.probe import Heartbeat, stroke_events
+from tests.probe import Heartbeat, stroke_events
 from tests.segapp.conftest import RESULT_TIMEOUT_MS, make_window, settle
 
 MAX_BUSY_MS = 50
