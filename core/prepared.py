@@ -14,6 +14,7 @@ from collections import OrderedDict
 import numpy as np
 
 from .graph.representation import Representation, build_representation, image_digest
+from .graph_setup import graph_for
 from .image import check_image
 
 KEEP_REPRESENTATIONS = 4  # node settings held per image (ssap's smaller cap is one of them)
@@ -88,8 +89,6 @@ def prepare(image, method: str = "csp", **params) -> Prepared:
     ------
     InvalidImageError, ParameterError
     """
-    from .segmentation import graph_for
-
     prep = image if isinstance(image, Prepared) else Prepared(image)
     graph_for(prep, method, params)
     return prep

@@ -104,7 +104,7 @@ def params_per_method(methods, params: dict) -> dict:
         A name no selected method knows (listing the valid ones), or a bad value.
     """
     from segapp import core
-    from segapp.core.segmentation import split_params
+    from segapp.core.graph_setup import split_params
 
     rep = {p.name for p in core.REPRESENTATION_PARAMS}
     own = {m: {p.name for p in core.METHODS[m].params} for m in methods if m not in ANCHORS}
