@@ -33,6 +33,7 @@ class SidePanel(QWidget):
             self.method_box.setItemData(i, f"{spec.plain}\n({spec.reference})", Qt.ToolTipRole)
         self.method_about = QLabel()  # what the chosen method does, in plain words
         self.method_about.setWordWrap(True)
+        self.method_about.setMinimumHeight(3 * self.method_about.fontMetrics().lineSpacing() + 4)  # never clipped
         self.k_box = QSpinBox()
         self.k_box.setRange(2, render.MAX_SEGMENTS)
         f.addRow("method", self.method_box)
