@@ -71,7 +71,7 @@ class SidePanel(QWidget):
         self.scroll.setWidget(forms)
         self.scroll.setWidgetResizable(True)
         self.scroll.setFrameShape(QFrame.NoFrame)
-        self.scroll.setMinimumHeight(80)
+        self.scroll.setMinimumHeight(40)  # scrolls: one row at the least, so the boxes above never clip
         lay.addWidget(self.scroll, 2)
         self.eigen = EigenView()
         self._show_all()
