@@ -19,11 +19,13 @@ from .methods import METHODS
 from .params import MethodSpec, resolve
 from .spectral import SpectralResult
 from .constraint_step import ROUNDING_PARAMS, ConstraintStep, apply_step
+from .pixel_refinement import PIXEL_PARAMS
 
 MIN_SHOWN = 3  # eigenvectors every result carries (missing ones: zero columns, eigenvalue NaN)
 
-# The settings every method shares: the graph (nodes, affinity, strokes) and the rounding.
-SHARED_PARAMS = GRAPH_PARAMS + ROUNDING_PARAMS
+# The settings every method shares: the graph (nodes, affinity, strokes), the rounding and
+# the pixel refinement.
+SHARED_PARAMS = GRAPH_PARAMS + ROUNDING_PARAMS + PIXEL_PARAMS
 
 
 def check_method(method: str) -> MethodSpec:

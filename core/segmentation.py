@@ -11,13 +11,15 @@ from .constraint_step import ConstraintStep
 from .constraints import Constraints
 from .errors import ContradictoryConstraintsWarning, ParameterError
 from .graph.node_constraints import map_constraints, map_strokes
-from .graph.refine import refine
+from .graph.refine import anchor_items, refine
 from .eval.metrics import honoured
 from .graph.representation import Representation, build_representation
 from .image import check_image
 from .params import check_seed
 from .graph_setup import boundary_graph, graph_of, split_params
 from .pipeline import check_method, constrain, node_cap, run_method
+from .pixel_refinement import PixelRefinement, Refined, apply_refinement
+from .pixel_refinement.looks import BINS, colour_codes
 from .prepared import Prepared
 
 
@@ -52,6 +54,11 @@ class Segmentation:
     honoured : dict of ndarray of bool
         ``'must_link'``, ``'cannot_link'``, ``'blocks'``: whether each of the user's
         constraints holds in the result (see :func:`core.eval.metrics.honoured`).
+    refinement : Refined or None
+        When the pixel refinement (:mod:`core.pixel_refinement`) relabelled pixels: the
+        nodes it started from and the pixels it changed; ``representation`` is then its
+        refined nodes (each node cut where its pixels got different segments), so
+        ``labels`` and ``node_of_pixel`` follow the image's edges at pixel level.
     labels : ndarray, shape (H, W), int32
         (property) Segment index of every pixel of the input image.
     eigenvectors : ndarray, shape (H, W, m), float32
@@ -69,6 +76,7 @@ class Segmentation:
     representation: Representation | None = None
     info: dict = field(default_factory=dict)
     honoured: dict = field(default_factory=dict)
+    refinement: Refined | None = None
 
     def _paint(self, values: np.ndarray) -> np.ndarray:
         if self.representation is None:
@@ -213,13 +221,18 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
     used = {"method": method, "n_segments": n_segments, "random_state": random_state, **rep_p, **meth_p}
     used.update({k: v for k, v in res.info.items() if k in meth_p})
     used["n_nodes"] = rep.n_nodes
-    node_labels = res.labels.astype(np.int64)
     if out is not rep:
         res.info["split_nodes"] = out.n_nodes - rep.n_nodes
+    refined = None
+    if rep_p["rounding"] == "constrained":
+        refined = _refine_pixels(res, out, rep, constraints, rep_p, n_segments)
+        out = refined.representation
+    node_labels = res.labels.astype(np.int64)
     return Segmentation(node_labels, res.embedding, np.asarray(res.eigenvalues, float), used,
                         time.perf_counter() - t0, out.n_nodes, method, caught, out, res.info,
                         honoured(constraints, lambda r, c: node_labels[out.node_at(r, c)],
-                                 lambda block: node_labels[out.nodes_of_block(block)]))
+                                 lambda block: node_labels[out.nodes_of_block(block)]),
+                        refined if refined is not None and refined.representation is not refined.base else None)
 
 
 def _checked_segments(n_segments) -> int:
@@ -249,6 +262,28 @@ def _representation(prep, img, spec, meth_p: dict, rep_p: dict, n_segments: int)
         raise ParameterError(f"n_segments = {n_segments} exceeds the {rep.n_nodes} graph nodes; "
                              f"use at most {rep.n_nodes} or raise max_nodes")
     return rep
+
+
+def _refine_pixels(res, out, rep, constraints, rep_p: dict, n_segments: int):
+    """The pixel refinement (:mod:`core.pixel_refinement`) of ``res``'s labels on ``out``'s
+    nodes: ``res`` is updated in place (labels, embedding and the overruled map carried
+    onto the refined parts); returns the :class:`~core.pixel_refinement.Refined`."""
+    items = anchor_items(constraints, out)
+    anchors = np.concatenate([pix for _, pix in items]) if items else np.zeros(0, np.int64)
+    codes = None
+    if rep.image is not None and rep_p["pixel_looks"] > 0:
+        codes = rep.cache.get(("colour-codes", BINS), lambda: colour_codes(rep.image))
+    done = apply_refinement(PixelRefinement(out, res.labels, n_segments, anchors, rep_p["pixel_band"],
+                                            rep_p["pixel_looks"], rep_p["sigma_intensity"],
+                                            rep_p["sigma_boundary"], rep.n_nodes, codes))
+    if done.representation is out:
+        return done
+    parent = done.parent
+    res.labels, res.embedding = done.node_labels, res.embedding[parent]
+    if "overruled_nodes" in res.info:
+        res.info["overruled_nodes"] = np.asarray(res.info["overruled_nodes"])[parent]
+    res.info["band_pixels"], res.info["refined_pixels"] = done.band_pixels, len(done.changed)
+    return done
 
 
 def _step_input(rep, constraints, nc, K, G, previous, shape, rep_p: dict, n_segments: int):

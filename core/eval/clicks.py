@@ -185,12 +185,33 @@ def noc(ious_by_click: dict, threshold: float, max_clicks: int = MAX_CLICKS) -> 
     return next((k for k in sorted(ious_by_click) if ious_by_click[k] >= threshold), max_clicks)
 
 
-def ceiling(node_of_pixel: np.ndarray, mask: np.ndarray) -> float:
-    """The representation's ceiling: the IoU of the labelling that gives every node the label
-    most of its (cared) pixels have in the mask."""
+def ceiling(rep, mask: np.ndarray, params: dict | None = None) -> float:
+    """The representation's ceiling: the IoU of the best labelling of ``rep``'s nodes (each
+    node takes the label most of its cared pixels have in the mask), after the pixel
+    refinement (:mod:`core.pixel_refinement`) with ``params`` (``pixel_band``,
+    ``pixel_looks``, ``sigma_intensity``, ``sigma_boundary``; defaults where missing) when
+    ``rep`` carries its working image. What no click can beat: the nodes' labelling is the
+    only freedom the methods have.
+
+    Parameters
+    ----------
+    rep : Representation
+        The nodes the methods label, of an image of ``mask``'s size.
+    mask : ndarray, shape (H, W), uint8
+        255 object, 0 background, 128 ignored.
+    params : dict, optional
+    """
+    from ..pipeline import SHARED_PARAMS
+    from ..pixel_refinement import PixelRefinement, apply_refinement
+
+    p = {s.name: s.default for s in SHARED_PARAMS}
+    p.update(params or {})
+    node_of_pixel = rep.node_of_pixel
     care = mask != 128
-    n = int(node_of_pixel.max()) + 1
+    n = rep.n_nodes
     obj = np.bincount(node_of_pixel[care], weights=(mask[care] == 255).astype(float), minlength=n)
     tot = np.bincount(node_of_pixel[care], minlength=n)
-    node_obj = obj > 0.5 * np.maximum(tot, 1)
-    return iou(node_obj[node_of_pixel], mask)
+    node_obj = (obj > 0.5 * np.maximum(tot, 1)).astype(np.int64)
+    done = apply_refinement(PixelRefinement(rep, node_obj, 2, np.zeros(0, np.int64), p["pixel_band"],
+                                            p["pixel_looks"], p["sigma_intensity"], p["sigma_boundary"], n))
+    return iou(done.representation.to_pixels(done.node_labels) == 1, mask)

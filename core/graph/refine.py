@@ -24,25 +24,19 @@ import scipy.sparse as sp
 
 from ..constraints import Kind
 from .boundaries import region_boundaries
+from .pixels import pixel_weights
 
 
 MAX_SPLIT_NODES = 64  # nodes split per call: a person refining boundaries, not a bulk load
 MAX_ANCHORS = 8  # anchors a node may be split among (more: a crowd of stroke ends, left whole)
 
 
-def anchors_by_node(constraints, rep) -> dict:
-    """The anchors of each node to split: ``{node: [flat working-pixel indices of one anchor], ...}``.
-
-    Every distinct endpoint pixel of a link is one anchor; every block or brush region is one
-    anchor in each node it covers. Anchors of one node that share a pixel are merged (they
-    cannot be told apart at this resolution). Only nodes with two to :data:`MAX_ANCHORS`
-    anchors are returned, at most :data:`MAX_SPLIT_NODES` of them, those of the newest
-    constraints first (:attr:`core.Constraints.order`); the others stay whole, and a stroke
-    that needs them split is then reported as not honoured.
-    """
+def anchor_items(constraints, rep) -> list:
+    """Every anchor source of ``constraints`` on ``rep``'s working pixels, as
+    ``[(creation rank, flat working-pixel indices), ...]``: one item per link endpoint
+    (one pixel) and per block or brush region (its pixels)."""
     h, w = rep.node_map.shape
     f = rep.factor
-    flat_map = rep.node_map.ravel()
     items = []  # (creation rank, flat pixels) of every anchor source
     for kind in (Kind.MUST_LINK, Kind.CANNOT_LINK):
         links = np.asarray(getattr(constraints, kind), np.int64).reshape(-1, 5)[:, :4]
@@ -60,6 +54,21 @@ def anchors_by_node(constraints, rep) -> dict:
             rr = np.repeat(runs[:, 0] // f, hi - lo)
             cc = np.concatenate([np.arange(a, z) for a, z in zip(lo, hi)])
         items.append((rank, np.unique(np.minimum(rr, h - 1) * w + np.minimum(cc, w - 1))))
+    return items
+
+
+def anchors_by_node(constraints, rep) -> dict:
+    """The anchors of each node to split: ``{node: [flat working-pixel indices of one anchor], ...}``.
+
+    Every distinct endpoint pixel of a link is one anchor; every block or brush region is one
+    anchor in each node it covers. Anchors of one node that share a pixel are merged (they
+    cannot be told apart at this resolution). Only nodes with two to :data:`MAX_ANCHORS`
+    anchors are returned, at most :data:`MAX_SPLIT_NODES` of them, those of the newest
+    constraints first (:attr:`core.Constraints.order`); the others stay whole, and a stroke
+    that needs them split is then reported as not honoured.
+    """
+    flat_map = rep.node_map.ravel()
+    items = anchor_items(constraints, rep)
     found: dict[int, list[np.ndarray]] = {}
     crowded: set[int] = set()
     n_split = 0
@@ -109,9 +118,7 @@ def split_node(rep, node: int, anchors: list, sigma_intensity: float, sigma_boun
         rows.append(p[inside])
         cols.append(q[inside])
     p, q = np.concatenate(rows), np.concatenate(cols)
-    dc2 = ((colours[p] - colours[q]) ** 2).sum(1)
-    dc2 = dc2.astype(np.float64)
-    wt = np.exp(-dc2 / (2.0 * sigma_intensity ** 2)) * np.exp(-(edges[p] + edges[q]) / (2.0 * sigma_boundary))
+    wt = pixel_weights(colours, edges, p, q, sigma_intensity, sigma_boundary)
     n = len(pix)
     W = sp.coo_matrix((np.r_[wt, wt], (np.r_[index[p], index[q]], np.r_[index[q], index[p]])), shape=(n, n))
     seeds = np.concatenate([index[a] for a in anchors])

@@ -44,8 +44,10 @@ def evaluate_object(item, methods, mode, params, max_pixels=None):
         except core.SegappError as e:
             rows.append({"image": item.id, "method": m, "click": -1, "error": str(e)})
             continue
-        if "seg" in shown and rows:  # the representation's ceiling, on the nodes of the last call
-            rows[-1]["ceiling"] = clicks.ceiling(shown["seg"].representation.node_of_pixel, mask)
+        if "seg" in shown and rows:  # the representation's ceiling, on the method's nodes of the last call
+            seg = shown["seg"]
+            nodes = seg.representation if seg.refinement is None else seg.refinement.base
+            rows[-1]["ceiling"] = clicks.ceiling(nodes, mask, seg.params)
     return rows
 
 

@@ -18,7 +18,8 @@ from PySide6.QtCore import QObject, Signal
 
 from segapp.worker.client import WorkerClient
 from segapp.worker.messages import Op
-from segapp.worker.results import SegmentRequest
+from segapp.core.pixel_refinement import cut_nodes
+from segapp.worker.results import NodeMap, SegmentRequest
 
 MAPS_KEPT = 4
 _RIDS = itertools.count(1)  # request ids unique in the process (runners may share a worker)
@@ -153,13 +154,23 @@ class SegmentRunner(QObject):
         except Exception as e:  # noqa: BLE001
             message = str(e)
             return lambda: self._on_segmented(req.rid, None, message)
+        res = dataclasses.replace(res, node_map=self._map_of(res)).freeze()
+        return lambda: self._on_segmented(req.rid, res, "")
+
+    def _map_of(self, res) -> NodeMap:
+        """The map of ``res.map_key``: the base map from the cache (or as sent), cut where
+        the pixel refinement relabelled pixels (here, off the GUI thread)."""
+        key = res.base_key or res.map_key
         if res.node_map is not None:
-            self._maps[res.map_key] = res.node_map
+            self._maps[key] = res.node_map
             while len(self._maps) > MAPS_KEPT:
                 self._maps.popitem(last=False)
-        self._maps.move_to_end(res.map_key)
-        res = dataclasses.replace(res, node_map=self._maps[res.map_key]).freeze()
-        return lambda: self._on_segmented(req.rid, res, "")
+        self._maps.move_to_end(key)
+        base = self._maps[key]
+        if res.refine is None:
+            return base
+        parts, _, _ = cut_nodes(base.node_map, *res.refine, res.n_segments)
+        return NodeMap(res.map_key, parts, base.factor, base.shape)
 
     # -- back on the GUI thread ---------------------------------------------------------
     def _on_deliver(self, done) -> None:

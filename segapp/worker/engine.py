@@ -97,17 +97,26 @@ class Engine:
             seg = core.segment(self.prepared, cons, method=req.method, n_segments=req.n_segments,
                                previous=shown, **req.params)
         self._recent[req.rid] = seg
-        self._prepared[self._key(req)] = seg.n_nodes
+        self._prepared[self._key(req)] = seg.params["n_nodes"]
         while len(self._recent) > KEEP_RESULTS:
             self._recent.popitem(last=False)
-        nm = self._node_map(seg.representation)
+        ref = seg.refinement
+        nm = self._node_map(seg.representation if ref is None else ref.base)
+        map_key, refine = nm.key, None
+        if ref is not None:  # the window cuts the map it holds: a few arrays, not a map per stroke
+            refine = (np.asarray(ref.base_labels), np.asarray(ref.changed), np.asarray(ref.changed_labels))
+            digest = hashlib.blake2b(ref.changed.tobytes(), digest_size=12)
+            digest.update(ref.changed_labels.tobytes())
+            digest.update(refine[0].tobytes())
+            map_key = f"{nm.key}/{digest.hexdigest()}"
         return SegmentResult(
             rid=req.rid, method=seg.method, n_segments=req.n_segments,
             node_labels=np.asarray(seg.node_labels), node_embedding=np.asarray(seg.node_embedding, np.float32),
             eigenvalues=np.asarray(seg.eigenvalues, float), honoured=dict(seg.honoured),
             warnings=tuple(seg.warnings), info=_plain(seg.info), params=_plain(seg.params),
-            seconds=seg.seconds, n_nodes=seg.n_nodes, map_key=nm.key,
-            node_map=None if nm.key in req.have_maps else nm, ari=self._ari(seg), ari_token=self.gt_token)
+            seconds=seg.seconds, n_nodes=seg.params["n_nodes"], map_key=map_key,
+            node_map=None if nm.key in req.have_maps else nm, ari=self._ari(seg), ari_token=self.gt_token,
+            base_key=nm.key, refine=refine)
 
     def cache_builds(self) -> dict:
         """How often each stroke-independent part was computed for the held image, summed

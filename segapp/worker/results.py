@@ -118,15 +118,24 @@ class SegmentResult:
     seconds : float
         Time of ``core.segment`` in the worker.
     n_nodes : int
+        Nodes of the graph the method ran on (the node arrays are on its nodes, split where
+        strokes meet and cut by the pixel refinement: ``len(node_labels)`` of them).
     map_key : str
         Key of the :class:`NodeMap` the node arrays refer to.
     node_map : NodeMap or None
-        Sent by the worker only when the window lacked it; the window's runner fills it in
-        from its cache before any view sees the result.
+        As sent by the worker: the map of ``base_key``, only when the window lacked it. The
+        window's runner replaces it by the map of ``map_key`` (from its cache, cut by
+        ``refine``) before any view sees the result.
     ari : float or None
         Adjusted Rand index against the ground truth the worker holds, if any.
     ari_token : int or None
         The token that ground truth was sent under (the window may have chosen another since).
+    base_key : str
+        Key of the map the pixel refinement started from (``map_key`` when it changed nothing).
+    refine : tuple or None
+        ``(base_labels, changed, changed_labels)``: the pixel refinement's result
+        (:func:`core.pixel_refinement.cut_nodes` rebuilds the map of ``map_key`` from the
+        map of ``base_key`` and these); None when it changed no pixel.
     """
 
     rid: int
@@ -145,6 +154,8 @@ class SegmentResult:
     node_map: NodeMap | None = None
     ari: float | None = None
     ari_token: int | None = None
+    base_key: str = ""
+    refine: tuple | None = None
 
     def not_honoured(self) -> list[tuple[str, int]]:
         """(kind, index) of every constraint the result does not honour, in kind order."""

@@ -6,6 +6,7 @@ from PIL import Image
 
 from segapp.core.errors import SegappError
 from segapp.core.eval import clicks
+from segapp.core.graph.representation import build_representation
 
 
 def _mask(h=40, w=60):
@@ -72,10 +73,10 @@ def test_noc_and_ceiling():
     assert clicks.noc({1: 0.5, 2: 0.8}, 0.90) == clicks.MAX_CLICKS
     m = np.zeros((40, 60), np.uint8)
     m[12:31, 23:47] = 255
-    nodes = (np.arange(40)[:, None] // 10 * 6 + np.arange(60)[None, :] // 10).astype(np.int32)  # 10x10 blocks
-    assert clicks.ceiling(nodes, m) < 1.0  # the object's edges are not on the block grid
-    exact = np.where(m == 255, 1, 0).astype(np.int32)
-    assert clicks.ceiling(exact, m) == 1.0
+    img = np.where((m == 255)[..., None], [0.8, 0.2, 0.2], [0.2, 0.6, 0.3])  # a red box on green
+    rep = build_representation(img, "grid", 24, 10_000, 0.0)  # 10x10 cells: edges off the cell grid
+    assert clicks.ceiling(rep, m, {"pixel_band": 0.0}) < 0.9  # the cells' outlines alone
+    assert clicks.ceiling(rep, m) == 1.0  # refined at pixel level: the object's own outline
 
 
 def _grabcut_folder(root, n=2):

@@ -56,7 +56,7 @@ def test_busy_line_says_what_runs_and_for_how_long(qtbot, window):
     said = []
     window.controller.progressChanged.connect(said.append)
     draw(qtbot, window, MUST, 40, 60, 200, 300)
-    n = window.model.result.n_nodes
+    n = window.model.result.n_nodes  # the method's graph
     running = [t for t in said if t]
     assert running and all(re.fullmatch(rf"csp on {n} nodes… \d+\.\d s", t) for t in running), said
     assert said[-1] == "" and window.progress.text() == ""  # cleared when the result is in

@@ -57,13 +57,16 @@ def test_per_stroke_only_node_level_results_cross_the_process_boundary(shared_wo
     first = shared_worker.call(Op.SEGMENT, req)
     assert first.node_map is not None and first.node_map.node_map.shape == image.shape[:2]
     second = shared_worker.call(Op.SEGMENT, SegmentRequest(
-        2, 10**6, req.must_link, ((150, 100, 160, 250, 1.0),), (), "csp", 2, {}, have_maps=(first.map_key,)))
-    assert second.node_map is None and second.map_key == first.map_key
-    assert len(pickle.dumps(second)) < 40 * second.n_nodes * 8  # node-level: no (H, W) array
+        2, 10**6, req.must_link, ((150, 100, 160, 250, 1.0),), (), "csp", 2, {}, have_maps=(first.base_key,)))
+    assert second.node_map is None and second.base_key == first.base_key
+    # node-level, plus the pixels the refinement relabelled: no (H, W) array
+    changed = 0 if second.refine is None else len(second.refine[1])
+    assert changed < image.shape[0] * image.shape[1] / 4
+    assert len(pickle.dumps(second)) < 40 * len(second.node_labels) * 8 + 8 * changed
     assert second.honoured["cannot_link"].shape == (1,)
     third = shared_worker.call(Op.SEGMENT, SegmentRequest(
-        3, 10**6, req.must_link, (), (), "csp", 2, {"max_nodes": 300}, have_maps=(first.map_key,)))
-    assert third.map_key != first.map_key and third.node_map is not None  # a new representation
+        3, 10**6, req.must_link, (), (), "csp", 2, {"max_nodes": 300}, have_maps=(first.base_key,)))
+    assert third.base_key != first.base_key and third.node_map is not None  # a new representation
 
 
 def test_worker_killed_while_idle_restarts_and_the_next_stroke_succeeds(qtbot):
@@ -211,7 +214,7 @@ def test_the_engine_builds_the_affinity_once_for_many_strokes():
     links = [(40, 60, 40, 300, 1.0), (150, 100, 160, 250, 1.0), (60, 80, 200, 90, 1.0)]
     for rid in range(1, 4):
         res = engine.segment(SegmentRequest(rid, 7, tuple(links[:rid]), (), (), "csp", 2, {}))
-        assert res.node_labels.shape == (res.n_nodes,)
+        assert res.node_labels.shape == res.node_embedding.shape[:1] and len(res.node_labels) >= res.n_nodes
     builds = engine.cache_builds()
     assert builds["affinity"] == 1 and builds["csp-spectrum"] == 1
     engine.set_image(8, image[:, ::-1].copy())  # a new image: its own graph

@@ -1,0 +1,58 @@
+"""The image at pixel level: 4-neighbour pairs of working pixels and their weights.
+
+Shared by the two places that label pixels rather than nodes: splitting a node where
+strokes meet (:mod:`core.graph.refine`) and the pixel refinement of the final labels
+(:mod:`core.pixel_refinement`). The weight of two touching pixels ``p, q`` is the boundary
+graph's at pixel level::
+
+    w_pq = exp(-|c_p - c_q|^2 / (2 sigma_c^2)) * exp(-(e_p + e_q) / (2 sigma_b))
+
+``c`` the working image's colour in [0, 1], ``e`` its edge map
+(:func:`core.graph.boundaries.edge_map`), ``sigma_c`` = ``sigma_intensity``, ``sigma_b`` =
+``sigma_boundary`` (:data:`core.graph.affinity.AFFINITY_PARAMS`): Grady's random-walker
+weights (Grady 2006, eq. 1) with the edge map's term of the boundary graph.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def pixel_weights(colours: np.ndarray, edges: np.ndarray, p: np.ndarray, q: np.ndarray,
+                  sigma_intensity: float, sigma_boundary: float) -> np.ndarray:
+    """Weights of the pixel pairs ``(p, q)``, shape (e,), float64.
+
+    Parameters
+    ----------
+    colours : ndarray, shape (h * w, c)
+        The working image, one row per pixel.
+    edges : ndarray, shape (h * w,)
+        Its edge map.
+    p, q : ndarray, shape (e,), int
+        Flat indices of touching pixels.
+    sigma_intensity, sigma_boundary : float
+    """
+    dc2 = ((colours[p] - colours[q]) ** 2).sum(1).astype(np.float64)
+    return np.exp(-dc2 / (2.0 * sigma_intensity ** 2)) * np.exp(-(edges[p] + edges[q]) / (2.0 * sigma_boundary))
+
+
+def pairs_touching(active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every 4-neighbour pair of pixels with at least one pixel in ``active``.
+
+    Parameters
+    ----------
+    active : ndarray, shape (h, w), bool
+
+    Returns
+    -------
+    p, q : ndarray, shape (e,), int64
+        Flat indices; ``q`` is ``p``'s right or lower neighbour.
+    """
+    h, w = active.shape
+    horiz = active[:, :-1] | active[:, 1:]
+    vert = active[:-1] | active[1:]
+    r, c = np.nonzero(horiz)
+    ph = r.astype(np.int64) * w + c
+    r, c = np.nonzero(vert)
+    pv = r.astype(np.int64) * w + c
+    return np.concatenate([ph, pv]), np.concatenate([ph + 1, pv + w])

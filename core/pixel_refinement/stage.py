@@ -1,0 +1,271 @@
+"""The pixel refinement as a stage: one input object, node labels in, pixel-accurate labels out."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy import ndimage as ndi
+
+from ..graph.pixels import pairs_touching, pixel_weights
+from .looks import BINS, colour_codes, colour_posterior
+
+
+@dataclass(frozen=True)
+class PixelRefinement:
+    """Everything the pixel refinement reads.
+
+    :func:`core.segment` builds one after the constraint step and hands it to
+    :func:`apply_refinement`.
+
+    Attributes
+    ----------
+    representation : Representation
+        The nodes the labels are on (the constraint step's: split where strokes meet), with
+        its working image and edge map.
+    node_labels : ndarray, shape (n,), int
+        The segment of every node.
+    n_segments : int
+    anchors : ndarray, shape (a,), int
+        Flat working-pixel indices whose segment is the user's word and stays (stroke ends,
+        the pixels of blocks and brush regions).
+    band : float
+        ``pixel_band``: the band's half-width in widths of a node of ``method_nodes``.
+    looks : float
+        ``pixel_looks``: the weight of the colour prior.
+    sigma_intensity, sigma_boundary : float
+        The pixel weights' scales (:mod:`core.graph.pixels`).
+    method_nodes : int
+        Nodes of the graph the method ran on; a node's width is ``sqrt(h w / method_nodes)``
+        working pixels.
+    codes : ndarray, shape (h * w,), int, optional
+        :func:`~core.pixel_refinement.looks.colour_codes` of the working image, when the
+        caller keeps them (they depend on the image only).
+    """
+
+    representation: object
+    node_labels: np.ndarray
+    n_segments: int
+    anchors: np.ndarray
+    band: float
+    looks: float
+    sigma_intensity: float
+    sigma_boundary: float
+    method_nodes: int
+    codes: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class Refined:
+    """The pixel refinement's result.
+
+    Attributes
+    ----------
+    base : Representation
+        The input nodes (``PixelRefinement.representation``).
+    base_labels : ndarray, shape (n,), int64
+        Their segments (``PixelRefinement.node_labels``).
+    representation : Representation
+        The refined nodes (``base`` itself when nothing changed): every part of a node that the refinement gave one segment (a
+        node the band does not touch stays one part), with the working image and edge map;
+        its ``node_map`` holds the pixel-accurate labels.
+    parent : ndarray, shape (n',), int64
+        The input node each part came from (node values carry over as ``values[parent]``).
+    node_labels : ndarray, shape (n',), int64
+        The segment of every part.
+    band_pixels : int
+        Working pixels the walk labelled.
+    changed : ndarray, shape (c,), int32
+        Flat working-pixel indices whose segment differs from their node's.
+    changed_labels : ndarray, shape (c,), int32
+        Their segments (:func:`cut_nodes` rebuilds the refined nodes from these).
+    """
+
+    base: object
+    base_labels: np.ndarray
+    representation: object
+    parent: np.ndarray
+    node_labels: np.ndarray
+    band_pixels: int
+    changed: np.ndarray
+    changed_labels: np.ndarray
+
+
+def _unchanged(rep, labels: np.ndarray) -> Refined:
+    none = np.zeros(0, np.int32)
+    return Refined(rep, labels, rep, np.arange(rep.n_nodes), labels, 0, none, none)
+
+
+def band_radius(shape: tuple, method_nodes: int, band: float) -> int:
+    """The band's half-width in working pixels: ``band`` node widths, at least 1 (0 when
+    ``band`` is 0)."""
+    if band <= 0:
+        return 0
+    h, w = shape
+    return max(1, int(round(band * np.sqrt(h * w / max(int(method_nodes), 1)))))
+
+
+def boundary_band(labels: np.ndarray, radius: int) -> np.ndarray:
+    """Pixels within ``radius`` 4-neighbour steps of a pixel on a segment boundary (a pixel
+    with a 4-neighbour of another segment), (h, w) bool."""
+    edge = np.zeros(labels.shape, bool)
+    dx = labels[:, 1:] != labels[:, :-1]
+    dy = labels[1:] != labels[:-1]
+    edge[:, 1:] |= dx
+    edge[:, :-1] |= dx
+    edge[1:] |= dy
+    edge[:-1] |= dy
+    if radius < 1 or not edge.any():
+        return edge
+    return ndi.binary_dilation(edge, iterations=radius)
+
+
+def apply_refinement(step: PixelRefinement) -> Refined:
+    """Relabel the pixels near the segment boundaries at pixel level.
+
+    The pixels within :func:`band_radius` of a boundary of the node-level labels (and not
+    anchors) are relabelled by a random walk with a prior (Grady 2005, as
+    :func:`core.constraint_step.prior_walk`) on their 4-neighbour grid
+    (:mod:`core.graph.pixels` weights), from the pixels just outside the band and the
+    anchors, which keep their segments; the prior, with weight ``looks``, is each segment's
+    posterior under the colour histograms of the node-level labels
+    (:mod:`core.pixel_refinement.looks`).
+
+    Returns
+    -------
+    Refined
+        Unchanged labels (one part per node) when ``band`` is 0, the representation has no
+        working image, or no boundary exists.
+    """
+    rep = step.representation
+    labels0 = np.asarray(step.node_labels, np.int64)
+    h, w = rep.node_map.shape
+    pix_labels = labels0[rep.node_map]
+    radius = band_radius((h, w), step.method_nodes, step.band)
+    if radius == 0 or rep.image is None or rep.edges is None:
+        return _unchanged(rep, labels0)
+    free = boundary_band(pix_labels, radius)
+    free.ravel()[np.asarray(step.anchors, np.int64)] = False
+    if not free.any() or free.all():
+        return _unchanged(rep, labels0)
+    flat = pix_labels.ravel()
+    p, q = pairs_touching(free)
+    wt = pixel_weights(rep.image.reshape(h * w, -1), rep.edges.ravel(), p, q,
+                       step.sigma_intensity, step.sigma_boundary)
+    u = np.flatnonzero(free)
+    k = int(step.n_segments)
+    prior = None
+    if step.looks > 0:
+        codes = step.codes if step.codes is not None else colour_codes(rep.image)
+        n_bins = BINS ** (1 if rep.image.ndim == 2 else rep.image.shape[2])
+        prior = colour_posterior(codes, flat, k, u, n_bins)
+    walked = band_walk(free, flat, p, q, wt, prior, step.looks, k)
+    moved = walked != flat[u]
+    changed, changed_labels = u[moved].astype(np.int32), walked[moved].astype(np.int32)
+    refined, parent, labels = _parts(rep, labels0, changed, changed_labels, k)
+    return Refined(rep, labels0, refined, parent, labels, len(u), changed, changed_labels)
+
+
+def band_walk(free: np.ndarray, labels: np.ndarray, p: np.ndarray, q: np.ndarray, wt: np.ndarray,
+              prior: np.ndarray | None, weight: float, k: int, rtol: float = 1e-3) -> np.ndarray:
+    """The random walk with a prior (Grady 2005) on the band: the segment of every pixel of
+    ``free`` (in ``np.flatnonzero(free)`` order).
+
+    Per segment ``l`` it minimises ``sum_pq w_pq (x_pl - x_ql)^2 + weight sum_p d_p (x_pl -
+    prior_pl)^2`` over the free pixels, the others fixed to their one-hot ``labels`` (the
+    energy of :func:`core.constraint_step.prior_walk`): ``(D (1 + weight) - W_uu) x_l =
+    W_us y_l + weight D prior_l``. Solved by conjugate gradients with a Jacobi
+    preconditioner from the current labels (the system is diagonally dominant; only the
+    argmax is used), which on a band of pixels costs a fraction of a sparse factorisation.
+    The last segment's column is one minus the others: the seeds are one-hot and every
+    prior row sums to one, so the solutions of all segments sum to one at every pixel
+    (up to the 1e-9 regulariser and the solver's tolerance).
+
+    Parameters
+    ----------
+    free : ndarray, shape (h, w), bool
+    labels : ndarray, shape (h * w,), int
+        Current segment of every pixel (fixed outside ``free``).
+    p, q, wt : ndarray, shape (e,)
+        Every pixel pair touching ``free`` (:func:`~core.graph.pixels.pairs_touching`) and
+        its weight.
+    prior : ndarray, shape (u, k), or None
+    weight : float
+    k : int
+    """
+    import scipy.sparse.linalg as sla
+
+    fr = free.ravel()
+    u = np.flatnonzero(fr)
+    index = np.full(fr.size, -1, np.int64)
+    index[u] = np.arange(len(u))
+    ip, iq = index[p], index[q]
+    d = np.bincount(ip[ip >= 0], wt[ip >= 0], len(u)) + np.bincount(iq[iq >= 0], wt[iq >= 0], len(u))
+    both = (ip >= 0) & (iq >= 0)
+    W = sp.coo_matrix((np.r_[wt[both], wt[both]], (np.r_[ip[both], iq[both]], np.r_[iq[both], ip[both]])),
+                      shape=(len(u), len(u)))
+    diag = d * (1.0 + weight) + 1e-9 * max(float(d.max(initial=0.0)), 1e-12)
+    A = (sp.diags(diag) - W).tocsr()
+    rhs = np.zeros((len(u), k))
+    for a, b in ((ip, q), (iq, p)):  # a free pixel's fixed neighbours
+        edge = (a >= 0) & ~fr[b]
+        np.add.at(rhs, (a[edge], labels[b[edge]]), wt[edge])
+    if prior is not None and weight > 0:
+        rhs += weight * d[:, None] * prior
+    M = sp.diags(1.0 / diag)
+    x = np.empty((len(u), k))
+    start = labels[u]
+    for c in range(k - 1):
+        x[:, c], _ = sla.cg(A, rhs[:, c], x0=(start == c).astype(np.float64), rtol=rtol, M=M, maxiter=1000)
+    x[:, k - 1] = 1.0 - x[:, :k - 1].sum(1)  # each row of the solution sums to 1 (see below)
+    return x.argmax(1)
+
+
+def cut_nodes(node_map: np.ndarray, node_labels: np.ndarray, changed: np.ndarray, changed_labels: np.ndarray,
+              n_segments: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The nodes of ``node_map`` cut where the refinement relabelled pixels.
+
+    Given the node labels and the relabelled pixels, this is the whole of the refinement's
+    result: the window rebuilds the refined node map from the node map it already holds
+    and these few arrays, instead of receiving a new map per stroke.
+
+    Parameters
+    ----------
+    node_map : ndarray, shape (h, w), int
+    node_labels : ndarray, shape (n,), int
+    changed : ndarray, shape (c,), int
+        Flat working-pixel indices whose segment differs from their node's.
+    changed_labels : ndarray, shape (c,), int
+        Their segments.
+    n_segments : int
+
+    Returns
+    -------
+    parts_map : ndarray, shape (h, w), int32
+        One part per (node, segment) pair that holds pixels, numbered in the order of
+        ``node * n_segments + segment``.
+    parent : ndarray, shape (n',), int64
+        The node of each part.
+    labels : ndarray, shape (n',), int64
+        The segment of each part.
+    """
+    k = int(n_segments)
+    n = len(node_labels)
+    key = node_map.astype(np.int64).ravel() * k + np.asarray(node_labels, np.int64)[node_map.ravel()]
+    key[changed] += np.asarray(changed_labels, np.int64) - key[changed] % k
+    present = np.flatnonzero(np.bincount(key, minlength=n * k))
+    ids = np.full(n * k, -1, np.int64)
+    ids[present] = np.arange(len(present))
+    return ids[key].astype(np.int32).reshape(node_map.shape), present // k, present % k
+
+
+def _parts(rep, node_labels, changed, changed_labels, k: int):
+    """``rep``'s nodes cut by the refinement (:func:`cut_nodes`) as a representation."""
+    from ..graph.representation import _summarise
+
+    node_map, parent, labels = cut_nodes(rep.node_map, node_labels, changed, changed_labels, k)
+    refined = _summarise(rep.kind, rep.image, node_map, rep.shape, rep.factor)
+    refined = dataclasses.replace(refined, image=rep.image, edges=rep.edges)
+    return refined, parent, labels

@@ -1,0 +1,107 @@
+"""The pixel refinement (core.pixel_refinement): final labels on the image's own edges."""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from segapp import core
+from segapp.core.constraint_step import prior_walk
+from segapp.core.graph.pixels import pairs_touching, pixel_weights
+from segapp.core.pixel_refinement import cut_nodes
+from segapp.core.pixel_refinement.stage import band_walk, boundary_band
+
+CONSTRAINED = [m for m in core.METHODS if m != "ncut"]
+H, W, EDGE = 48, 64, 27  # the boundary at column 27: off the 8-pixel grid cells' outlines
+
+
+def _halves(noise=0.02):
+    rng = np.random.RandomState(0)
+    img = np.where((np.arange(W) < EDGE)[None, :, None], [0.75, 0.25, 0.2], [0.2, 0.45, 0.7])
+    img = np.broadcast_to(img, (H, W, 3)) + noise * rng.randn(H, W, 3)
+    truth = np.broadcast_to((np.arange(W) >= EDGE)[None, :], (H, W))
+    return np.clip(img, 0, 1), truth
+
+
+def _segment(img, cons, method, **params):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return core.segment(img, cons, method=method, n_segments=2, representation="grid", max_nodes=48,
+                            **params)
+
+
+def _agreement(labels, truth):
+    return max(np.mean(labels == truth), np.mean(labels != truth))
+
+
+@pytest.mark.parametrize("method", CONSTRAINED)
+def test_the_labels_follow_the_image_edge_not_the_cells(method):
+    img, truth = _halves()
+    cons = core.Constraints(cannot_link=[(20, 5, 20, 60)])
+    coarse = _segment(img, cons, method, pixel_band=0.0)
+    fine = _segment(img, cons, method)
+    assert coarse.refinement is None and _agreement(coarse.labels, truth) < 0.99  # 8x8 cells straddle it
+    assert fine.refinement is not None and _agreement(fine.labels, truth) == 1.0
+    assert fine.params["n_nodes"] == coarse.params["n_nodes"] == coarse.n_nodes < fine.n_nodes
+    assert fine.honoured["cannot_link"].all()
+
+
+def test_stroke_ends_and_blocks_keep_their_segment():
+    img, truth = _halves()
+    # a labelled block reaching 2 pixels over the edge, and a cannot-link end just over it
+    cons = core.Constraints(cannot_link=[(30, EDGE + 1, 30, 3)],
+                            blocks=[core.Block(1, 10, EDGE - 6, 14, EDGE + 2), core.Block(2, 40, 40, 44, 44)])
+    seg = _segment(img, cons, "csp")
+    lab = seg.labels
+    assert len(np.unique(lab[10:14, EDGE - 6:EDGE + 2])) == 1  # the block's pixels: one segment
+    assert lab[30, EDGE + 1] != lab[30, 3]
+    assert all(v.all() for v in seg.honoured.values())
+    # elsewhere the pixels follow the edge
+    away = np.ones((H, W), bool)
+    away[8:16] = False
+    assert _agreement(lab[away], truth[away]) == 1.0
+
+
+def test_the_window_rebuilds_the_refined_nodes_from_a_few_arrays():
+    img, _ = _halves()
+    seg = _segment(img, core.Constraints(cannot_link=[(20, 5, 20, 60)]), "e2cp")
+    ref = seg.refinement
+    parts, parent, labels = cut_nodes(ref.base.node_map, ref.base_labels, ref.changed, ref.changed_labels, 2)
+    np.testing.assert_array_equal(parts, seg.representation.node_map)
+    np.testing.assert_array_equal(labels, seg.node_labels)
+    np.testing.assert_array_equal(parent, ref.parent)
+    assert len(ref.changed) < parts.size / 4  # what crosses to the window is small
+
+
+def test_each_papers_own_rounding_is_left_alone():
+    img, _ = _halves()
+    seg = _segment(img, core.Constraints(cannot_link=[(20, 5, 20, 60)]), "csp", rounding="paper")
+    assert seg.refinement is None and seg.n_nodes == seg.params["n_nodes"]
+
+
+def test_band_walk_solves_the_walk_with_a_prior():
+    # conjugate gradients on the band give the labels of the exact factorisation (prior_walk)
+    rng = np.random.RandomState(1)
+    h, w, k = 20, 24, 3
+    img = rng.rand(h, w, 3)
+    edges = rng.rand(h, w) * 0.2
+    labels = np.repeat(np.arange(k), -(-w // k))[:w][None, :].repeat(h, 0)
+    free = boundary_band(labels, 3)
+    p, q = pairs_touching(free)
+    wt = pixel_weights(img.reshape(-1, 3), edges.ravel(), p, q, 0.3, 0.05)
+    prior = rng.dirichlet(np.ones(k), size=int(free.sum()))
+    got = band_walk(free, labels.ravel(), p, q, wt, prior, 0.1, k, rtol=1e-10)
+    # the same problem for prior_walk: every pixel a node, those outside the band seeds
+    n = h * w
+    Wm = sp.coo_matrix((np.r_[wt, wt], (np.r_[p, q], np.r_[q, p])), shape=(n, n)).tocsr()
+    used = np.zeros(n, bool)
+    used[p] = used[q] = True
+    seeds = np.flatnonzero(used & ~free.ravel())
+    full_prior = np.zeros((n, k))
+    full_prior[np.flatnonzero(free.ravel())] = prior
+    sub = np.flatnonzero(used)
+    loc = np.full(n, -1)
+    loc[sub] = np.arange(len(sub))
+    want = prior_walk(Wm[sub][:, sub], loc[seeds], labels.ravel()[seeds], full_prior[sub], 0.1)
+    np.testing.assert_array_equal(got, want[loc[np.flatnonzero(free.ravel())]])
