@@ -108,7 +108,7 @@ def child(image_path: str, gt_path: str, what: str, n: int) -> dict:
         prep = core.prepare(img, method=what)
         seg = core.segment(prep, None, method=what, n_segments=2)
         out["first_s"] = time.perf_counter() - t0
-        out["nodes"] = seg.n_nodes
+        out["nodes"] = seg.params["n_nodes"]  # the method's graph (seg.n_nodes adds refined parts)
         for k in (2, 3):
             ts, shown = [], None
             for cons in stroke_sequence(tg[k], n):
