@@ -184,8 +184,9 @@ def components(n: int, must: np.ndarray) -> np.ndarray:
 
 def chain_contradictions(n, must, cannot) -> list[str]:
     comp = components(n, must)
-    return [f"nodes {a} and {b} are cannot-linked but joined by must-links"
-            for a, b in cannot if comp[a] == comp[b]]
+    cannot = np.asarray(cannot, np.int64).reshape(-1, 2)
+    joined = cannot[comp[cannot[:, 0]] == comp[cannot[:, 1]]]  # vectorised: 10^4 pairs per stroke
+    return [f"nodes {a} and {b} are cannot-linked but joined by must-links" for a, b in joined.tolist()]
 
 
 def _end_nodes(rep: Representation, r: int, c: int, radius: float, sigma_int: float) -> np.ndarray:

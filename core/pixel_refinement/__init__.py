@@ -18,6 +18,10 @@ This stage relabels the pixels near the node-level boundaries
 3. **Walk.** A random walk with that prior (Grady, CVPR 2005; weight ``pixel_looks``) on the
    band's 4-neighbour pixel grid, weighted like the boundary graph at pixel level
    (:mod:`core.graph.pixels`); each band pixel takes its most probable segment.
+4. **Specks.** A region of one segment the walk made (it holds a relabelled pixel and lies
+   inside the band) smaller than a quarter of a node's mean area takes the segment that
+   surrounds it (:func:`~core.pixel_refinement.stage.fill_islands`): texture at the
+   boundary gives no islands a person would have to clean up.
 
 The result is a representation whose nodes are the parts of the input nodes that received
 one segment each (:class:`~core.pixel_refinement.stage.Refined`): the window, the exported

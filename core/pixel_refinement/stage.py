@@ -131,7 +131,8 @@ def apply_refinement(step: PixelRefinement) -> Refined:
     (:mod:`core.graph.pixels` weights), from the pixels just outside the band and the
     anchors, which keep their segments; the prior, with weight ``looks``, is each segment's
     posterior under the colour histograms of the node-level labels
-    (:mod:`core.pixel_refinement.looks`).
+    (:mod:`core.pixel_refinement.looks`). Specks the walk made go to their surroundings
+    (:func:`fill_islands`, below :data:`MIN_ISLAND` node areas).
 
     Returns
     -------
@@ -161,11 +162,69 @@ def apply_refinement(step: PixelRefinement) -> Refined:
         codes = step.codes if step.codes is not None else colour_codes(rep.image)
         n_bins = BINS ** (1 if rep.image.ndim == 2 else rep.image.shape[2])
         prior = colour_posterior(codes, flat, k, u, n_bins)
-    walked = band_walk(free, flat, p, q, wt, prior, step.looks, k)
+    new = flat.copy()
+    new[u] = band_walk(free, flat, p, q, wt, prior, step.looks, k)
+    min_area = int(MIN_ISLAND * h * w / max(int(step.method_nodes), 1))
+    if min_area > 1:
+        new = fill_islands(new.reshape(h, w), flat.reshape(h, w), free, min_area).ravel()
+    walked = new[u]
     moved = walked != flat[u]
     changed, changed_labels = u[moved].astype(np.int32), walked[moved].astype(np.int32)
     refined, parent, labels = _parts(rep, labels0, changed, changed_labels, k)
     return Refined(rep, labels0, refined, parent, labels, len(u), changed, changed_labels)
+
+
+MIN_ISLAND = 0.25  # islands the walk makes below this many node areas go to their surroundings
+
+
+def fill_islands(labels: np.ndarray, before: np.ndarray, free: np.ndarray, min_area: int) -> np.ndarray:
+    """``labels`` without the specks the band's walk made: every 4-connected region of one
+    segment smaller than ``min_area`` pixels that lies in ``free`` and holds a pixel whose
+    segment the walk changed (a region of the node-level labels stays, however small) takes
+    the segment most of its 4-neighbours outside it have.
+
+    Parameters
+    ----------
+    labels, before : ndarray, shape (h, w), int
+        The segments after and before the walk.
+    free : ndarray, shape (h, w), bool
+        The pixels the walk labelled.
+    min_area : int
+    """
+    from scipy import ndimage as ndi
+
+    out = labels.copy()
+    for s in np.unique(labels[free]):
+        regions, n = ndi.label(labels == s)
+        if n == 0:
+            continue
+        size = np.bincount(regions.ravel(), minlength=n + 1)
+        walked = np.bincount(regions[(labels != before) & (labels == s)], minlength=n + 1) > 0
+        outside = np.bincount(regions[~free & (labels == s)], minlength=n + 1) > 0
+        speck = (size < min_area) & walked & ~outside
+        speck[0] = False
+        if not speck.any():
+            continue
+        out = _vote_fill(out, regions, speck, labels)
+    return out
+
+
+def _vote_fill(out: np.ndarray, regions: np.ndarray, speck: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Each speck region (``speck[regions]``) takes the segment most of its outer 4-neighbours have."""
+    h, w = labels.shape
+    flat_r, flat_l = regions.ravel(), labels.ravel()
+    idx = np.arange(h * w).reshape(h, w)
+    p = np.concatenate([idx[:, :-1].ravel(), idx[:-1].ravel()])
+    q = np.concatenate([idx[:, 1:].ravel(), idx[1:].ravel()])
+    k = int(labels.max()) + 1
+    votes = np.zeros((len(speck), k))
+    for a, b in ((p, q), (q, p)):
+        sel = speck[flat_r[a]] & (flat_r[b] != flat_r[a])
+        np.add.at(votes, (flat_r[a][sel], flat_l[b][sel]), 1.0)
+    fill = votes.argmax(1)
+    mask = speck[regions] & (votes.sum(1) > 0)[regions]
+    out[mask] = fill[regions[mask]]
+    return out
 
 
 def band_walk(free: np.ndarray, labels: np.ndarray, p: np.ndarray, q: np.ndarray, wt: np.ndarray,

@@ -105,3 +105,20 @@ def test_band_walk_solves_the_walk_with_a_prior():
     loc[sub] = np.arange(len(sub))
     want = prior_walk(Wm[sub][:, sub], loc[seeds], labels.ravel()[seeds], full_prior[sub], 0.1)
     np.testing.assert_array_equal(got, want[loc[np.flatnonzero(free.ravel())]])
+
+
+def test_specks_the_walk_makes_go_to_their_surroundings():
+    from segapp.core.pixel_refinement.stage import fill_islands
+
+    before = np.zeros((30, 30), np.int64)
+    before[:, 15:] = 1
+    free = boundary_band(before, 6)
+    after = before.copy()
+    after[12:14, 16:18] = 0  # a 4-pixel speck of segment 0 the walk left inside segment 1
+    after[2:9, 13:15] = 1  # a 14-pixel bulge of segment 1, attached: an outline moved, not a speck
+    out = fill_islands(after, before, free, min_area=10)
+    assert (out[12:14, 16:18] == 1).all()  # the speck took its surroundings' segment
+    assert (out[2:9, 13:15] == 1).all()  # the attached part stays
+    lone = before.copy()
+    lone[20:22, 5:7] = 1  # a speck of the node-level labels themselves (not made by the walk)
+    assert (fill_islands(lone, lone, free, min_area=10)[20:22, 5:7] == 1).all()
