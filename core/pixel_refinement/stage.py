@@ -211,18 +211,16 @@ def fill_islands(labels: np.ndarray, before: np.ndarray, free: np.ndarray, min_a
 
 def _vote_fill(out: np.ndarray, regions: np.ndarray, speck: np.ndarray, labels: np.ndarray) -> np.ndarray:
     """Each speck region (``speck[regions]``) takes the segment most of its outer 4-neighbours have."""
-    h, w = labels.shape
-    flat_r, flat_l = regions.ravel(), labels.ravel()
-    idx = np.arange(h * w).reshape(h, w)
-    p = np.concatenate([idx[:, :-1].ravel(), idx[:-1].ravel()])
-    q = np.concatenate([idx[:, 1:].ravel(), idx[1:].ravel()])
-    k = int(labels.max()) + 1
-    votes = np.zeros((len(speck), k))
-    for a, b in ((p, q), (q, p)):
-        sel = speck[flat_r[a]] & (flat_r[b] != flat_r[a])
-        np.add.at(votes, (flat_r[a][sel], flat_l[b][sel]), 1.0)
+    mask = speck[regions]
+    votes = np.zeros((len(speck), int(labels.max()) + 1))
+    whole, head, tail = slice(None), slice(None, -1), slice(1, None)
+    for a, b in (((whole, head), (whole, tail)), ((whole, tail), (whole, head)),
+                 ((head, whole), (tail, whole)), ((tail, whole), (head, whole))):
+        ra, rb = regions[a], regions[b]
+        sel = mask[a] & (ra != rb)
+        np.add.at(votes, (ra[sel], labels[b][sel]), 1.0)
     fill = votes.argmax(1)
-    mask = speck[regions] & (votes.sum(1) > 0)[regions]
+    mask &= (votes.sum(1) > 0)[regions]
     out[mask] = fill[regions[mask]]
     return out
 
