@@ -56,3 +56,15 @@ def pairs_touching(active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     r, c = np.nonzero(vert)
     pv = r.astype(np.int64) * w + c
     return np.concatenate([ph, pv]), np.concatenate([ph + 1, pv + w])
+
+
+def boundary_pixels(labels: np.ndarray) -> np.ndarray:
+    """Pixels with a 4-neighbour of another segment (both sides of each boundary), (h, w) bool."""
+    b = np.zeros(labels.shape, bool)
+    dx = labels[:, 1:] != labels[:, :-1]
+    dy = labels[1:] != labels[:-1]
+    b[:, 1:] |= dx
+    b[:, :-1] |= dx
+    b[1:] |= dy
+    b[:-1] |= dy
+    return b

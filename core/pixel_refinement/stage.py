@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy import ndimage as ndi
 
-from ..graph.pixels import pairs_touching, pixel_weights
+from ..graph.pixels import boundary_pixels, pairs_touching, pixel_weights
 from .looks import BINS, colour_codes, colour_posterior
 
 
@@ -110,13 +110,7 @@ def band_radius(shape: tuple, method_nodes: int, band: float) -> int:
 def boundary_band(labels: np.ndarray, radius: int) -> np.ndarray:
     """Pixels within ``radius`` 4-neighbour steps of a pixel on a segment boundary (a pixel
     with a 4-neighbour of another segment), (h, w) bool."""
-    edge = np.zeros(labels.shape, bool)
-    dx = labels[:, 1:] != labels[:, :-1]
-    dy = labels[1:] != labels[:-1]
-    edge[:, 1:] |= dx
-    edge[:, :-1] |= dx
-    edge[1:] |= dy
-    edge[:-1] |= dy
+    edge = boundary_pixels(labels)
     if radius < 1 or not edge.any():
         return edge
     return ndi.binary_dilation(edge, iterations=radius)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from segapp.core import render
+from segapp.core.graph.pixels import boundary_pixels
 
 
 def _rgba_lut(colors: np.ndarray, alpha: int) -> np.ndarray:
@@ -30,14 +31,7 @@ def working_labels(node_labels: np.ndarray, node_map: np.ndarray) -> np.ndarray:
 
 def boundaries(labels: np.ndarray) -> np.ndarray:
     """Pixels with a 4-neighbour of another segment (both sides of each boundary), (h, w) bool."""
-    b = np.zeros(labels.shape, bool)
-    dx = labels[:, 1:] != labels[:, :-1]
-    dy = labels[1:] != labels[:-1]
-    b[:, 1:] |= dx
-    b[:, :-1] |= dx
-    b[1:] |= dy
-    b[:-1] |= dy
-    return b
+    return boundary_pixels(labels)
 
 
 def overlay_rgba(labels: np.ndarray, opacity: float, boundaries_only: bool = False,
