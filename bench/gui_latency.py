@@ -26,15 +26,13 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-BSDS_IMAGE = ROOT.parent / "shared" / "bsds500" / "images" / "train" / "100075.jpg"
 
 
 def parse(argv):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--image", type=Path, default=BSDS_IMAGE, help="the small image (default: BSDS 100075)")
-    p.add_argument("--strokes", type=int, default=10, help="strokes per method on the small image")
-    p.add_argument("--large-strokes", type=int, default=5, help="strokes per method on the 4000x3000 image")
-    p.add_argument("--methods", default=None, help="comma-separated methods (default: all)")
+    sys.path.insert(0, str(ROOT))
+    from bench.speed import common_args
+
+    p = common_args(__doc__, 10, 5, "method")
     return p.parse_args(argv)
 
 

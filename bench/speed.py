@@ -38,12 +38,18 @@ BSDS = ROOT.parent / "shared" / "bsds500"
 BSDS_IMAGE = BSDS / "images" / "train" / "100075.jpg"
 
 
-def parse(argv):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--image", type=Path, default=BSDS_IMAGE, help="a BSDS image with ground truth")
-    p.add_argument("--strokes", type=int, default=8, help="strokes per K at 481x321")
-    p.add_argument("--large-strokes", type=int, default=4, help="strokes per K at 4000x3000")
+def common_args(doc: str, strokes: int, large_strokes: int, per: str) -> argparse.ArgumentParser:
+    """The options both speed benchmarks take (this one and ``gui_latency.py``)."""
+    p = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    p.add_argument("--image", type=Path, default=BSDS_IMAGE, help="a BSDS image with ground truth (default 100075)")
+    p.add_argument("--strokes", type=int, default=strokes, help=f"strokes per {per} at 481x321")
+    p.add_argument("--large-strokes", type=int, default=large_strokes, help=f"strokes per {per} at 4000x3000")
     p.add_argument("--methods", default=None, help="comma-separated methods (default: all)")
+    return p
+
+
+def parse(argv):
+    p = common_args(__doc__, 8, 4, "K")
     p.add_argument("--no-large", action="store_true", help="skip the 4000x3000 image")
     p.add_argument("--child", nargs=3, metavar=("IMAGE", "GT", "WHAT"), help=argparse.SUPPRESS)
     p.add_argument("--n", type=int, default=8, help=argparse.SUPPRESS)

@@ -31,6 +31,33 @@ TMP_SUFFIX = ".segapp-tmp"
 STALE_SECONDS = 24 * 3600
 
 
+def open_to_read(path: Path, error: type[Exception], what: str):
+    """Open ``path`` for reading bytes; every way that fails is an ``error`` naming ``what``.
+
+    Parameters
+    ----------
+    path : Path
+    error : type of Exception
+        The caller's own error class (``InvalidImageError``, ``ConstraintError``, ...).
+    what : str
+        What the file should be, for the message ("image file", "constraint file").
+
+    Returns
+    -------
+    file object opened ``"rb"``; the caller closes it.
+    """
+    try:
+        if path.is_dir():
+            raise error(f"{path} is a folder, not a{'n' if what[0] in 'aeiou' else ''} {what}")
+        return open(path, "rb")
+    except FileNotFoundError:
+        raise error(f"{what} not found: {path}") from None
+    except PermissionError:
+        raise error(f"no permission to read {what} {path}") from None
+    except OSError as e:
+        raise error(f"cannot read {what} {path}: {e.strerror or e}") from None
+
+
 def atomic_write_text(path: str | os.PathLike, text: str, durable: bool = True) -> None:
     """Write ``text`` (UTF-8) to ``path`` through a temporary file and a rename."""
     atomic_write_bytes(path, text.encode("utf-8"), durable)

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from .block import MAX_COORD, Block, _check_int, _short
+from ._io import open_to_read
 from .errors import ConstraintError
 
 MAX_DIGITS = 12              # integers in a constraint file
@@ -51,22 +52,19 @@ def _looks_like_json(s: str) -> bool:
 
 
 def _read_text(p: Path) -> str:
-    try:
-        if p.is_dir():
-            raise ConstraintError(f"{p} is a folder, not a constraint file")
-        size = p.stat().st_size
+    with open_to_read(p, ConstraintError, "constraint file") as f:
+        size = os.fstat(f.fileno()).st_size
         if size > MAX_FILE_BYTES:
             raise ConstraintError(f"constraint file {p} is {size:,} bytes, more than the limit of "
                                   f"{MAX_FILE_BYTES:,}")
-        return p.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise ConstraintError(f"constraint file not found: {p}") from None
-    except PermissionError:
-        raise ConstraintError(f"no permission to read constraint file {p}") from None
+        try:
+            data = f.read()
+        except OSError as e:
+            raise ConstraintError(f"cannot read constraint file {p}: {e.strerror or e}") from None
+    try:
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise ConstraintError(f"constraint file {p} is not UTF-8 text (byte {e.start})") from None
-    except OSError as e:
-        raise ConstraintError(f"cannot read constraint file {p}: {e.strerror or e}") from None
 
 
 def _json_int(text: str) -> int:

@@ -47,6 +47,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._io import open_to_read
 from .errors import InvalidImageError
 from .image_file import (_is_wide_colour_tiff, _orient, _pil_to_array, _png_bit_depth, _read_tiff, _reason,
                          _signature)
@@ -128,16 +129,7 @@ def load_image(path: str | os.PathLike, max_pixels: int | None = None) -> np.nda
         raise InvalidImageError(f"image path must be a string or a path, got {type(path).__name__}")
     limit = max_pixels_limit(max_pixels)
     p = Path(path)
-    try:
-        if p.is_dir():
-            raise InvalidImageError(f"{p} is a folder, not an image file")
-        f = open(p, "rb")
-    except FileNotFoundError:
-        raise InvalidImageError(f"image file not found: {p}") from None
-    except PermissionError:
-        raise InvalidImageError(f"no permission to read {p}") from None
-    except OSError as e:
-        raise InvalidImageError(f"cannot read {p}: {e.strerror or e}") from None
+    f = open_to_read(p, InvalidImageError, "image file")
     with f:
         if os.fstat(f.fileno()).st_size == 0:
             raise InvalidImageError(f"{p.name} is empty (0 bytes)")

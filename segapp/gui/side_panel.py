@@ -25,6 +25,27 @@ class SidePanel(QWidget):
         super().__init__()
         self.model = model
         lay = QVBoxLayout(self)
+        lay.addWidget(self._method_group())
+        sbox = QGroupBox("Segments")
+        self.legend = Legend(model)
+        QVBoxLayout(sbox).addWidget(self.legend)
+        sbox.setMinimumHeight(150)
+        lay.addWidget(sbox, 3)
+        lay.addWidget(self._overlay_group())
+        lay.addWidget(self._scrolling_forms(), 2)
+        self.eigen = EigenView()
+        self._show_all()
+        self.method_box.currentTextChanged.connect(model.set_method)
+        self.k_box.valueChanged.connect(model.set_segments)
+        self.params.changed.connect(self._set_param)
+        self.rep_form.changed.connect(self._set_param)
+        model.methodChanged.connect(lambda _m: self._show_method())
+        model.segmentsChanged.connect(self.k_box.setValue)
+        model.paramsChanged.connect(lambda name: name or self._show_all())
+        model.resultChanged.connect(self.eigen.set_result)
+
+    def _method_group(self) -> QGroupBox:
+        """The method box (with a plain-words line under it) and the segment count."""
         box = QGroupBox("Method")
         f = QFormLayout(box)
         self.method_box = QComboBox()
@@ -39,12 +60,9 @@ class SidePanel(QWidget):
         f.addRow("method", self.method_box)
         f.addRow(self.method_about)
         f.addRow("segments", self.k_box)
-        lay.addWidget(box)
-        sbox = QGroupBox("Segments")
-        self.legend = Legend(model)
-        QVBoxLayout(sbox).addWidget(self.legend)
-        sbox.setMinimumHeight(150)
-        lay.addWidget(sbox, 3)
+        return box
+
+    def _overlay_group(self) -> QGroupBox:
         obox = QGroupBox("Overlay")
         of = QFormLayout(obox)
         self.opacity = QSlider(Qt.Horizontal)
@@ -53,7 +71,11 @@ class SidePanel(QWidget):
         self.boundaries = QCheckBox("boundaries only")
         of.addRow("opacity", self.opacity)
         of.addRow(self.boundaries)
-        lay.addWidget(obox)
+        return obox
+
+    def _scrolling_forms(self) -> QScrollArea:
+        """The method's and the representation's parameter forms, in one scrolling area: a
+        method with many parameters never makes the window grow."""
         forms = QWidget()
         flay = QVBoxLayout(forms)
         flay.setContentsMargins(0, 0, 0, 0)
@@ -66,23 +88,12 @@ class SidePanel(QWidget):
         QVBoxLayout(rbox).addWidget(self.rep_form)
         flay.addWidget(rbox)
         flay.addStretch(1)
-        # the forms scroll: a method with many parameters never makes the window grow
         self.scroll = QScrollArea()
         self.scroll.setWidget(forms)
         self.scroll.setWidgetResizable(True)
         self.scroll.setFrameShape(QFrame.NoFrame)
         self.scroll.setMinimumHeight(40)  # scrolls: one row at the least, so the boxes above never clip
-        lay.addWidget(self.scroll, 2)
-        self.eigen = EigenView()
-        self._show_all()
-        self.method_box.currentTextChanged.connect(model.set_method)
-        self.k_box.valueChanged.connect(model.set_segments)
-        self.params.changed.connect(self._set_param)
-        self.rep_form.changed.connect(self._set_param)
-        model.methodChanged.connect(lambda _m: self._show_method())
-        model.segmentsChanged.connect(self.k_box.setValue)
-        model.paramsChanged.connect(lambda name: name or self._show_all())
-        model.resultChanged.connect(self.eigen.set_result)
+        return self.scroll
 
     def _show_method(self) -> None:
         m = self.model.method

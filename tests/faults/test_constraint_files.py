@@ -150,7 +150,7 @@ def test_unreadable_file(tmp_path, monkeypatch):
     def denied(*a, **k):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr("pathlib.Path.read_text", denied)
+    monkeypatch.setattr("segapp.core._io.open", denied, raising=False)  # what open_to_read calls
     expect_error(ConstraintError, core.Constraints.from_json, p, match="no permission")
 
 

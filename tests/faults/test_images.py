@@ -80,7 +80,7 @@ def test_unreadable_file(tmp_path, monkeypatch):
     def denied(*a, **k):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr("segapp.core.image.open", denied, raising=False)
+    monkeypatch.setattr("segapp.core._io.open", denied, raising=False)  # what open_to_read calls
     expect_error(InvalidImageError, core.load_image, p, match="no permission to read")
 
 
