@@ -23,9 +23,11 @@ from .image import as_float_image, load_image
 from .methods import METHODS
 from .prepared import Prepared, prepare
 from .segmentation import Segmentation, segment
+from .suggestion import Suggestion, suggest
 
 __all__ = [
     "METHODS", "REPRESENTATION_PARAMS", "Block", "Constraints", "Kind", "segment", "Segmentation", "prepare", "Prepared",
+    "suggest", "Suggestion",
     "ConstrainedSpectralClustering", "load_image", "as_float_image",
     "SegappError", "InvalidImageError", "ConstraintError", "ParameterError", "ConvergenceError",
     "SegappWarning", "ContradictoryConstraintsWarning", "DisconnectedGraphWarning", "ConvergenceWarning",

@@ -80,6 +80,9 @@ def run(args) -> int:
     if getattr(args, "size", None):
         win.resize(*args.size)
     win.show()
+    if getattr(args, "compare", False):
+        win.compare_dock.show()
+        win.compare_dock.raise_()
     if not args.screenshot:
         return app.exec()
     return _screenshot(app, win, args.screenshot, failed)
@@ -113,6 +116,8 @@ def _screenshot(app, win, out, failed) -> int:
         if win.model.image is None or not win.controller.idle or win.drawing:
             return
         if win.model.result is None and not failed["message"]:
+            return
+        if win.compare.active and (win.compare.busy or win.compare.stale):
             return
         timer.stop()
         app.processEvents()

@@ -81,7 +81,7 @@ def ncut_colouring(C: np.ndarray, vol: np.ndarray, apart: list, k: int, unary: n
     colour = start if start is not None else _greedy_colouring(U, nbrs, C)
     if colour is None:
         return None
-    colour = np.asarray(colour, np.int64).copy()
+    colour = _enough_colours(np.asarray(colour, np.int64).copy(), need, k)
     cur = objective(colour[None])[0]
     for _ in range(20):
         moved = False
@@ -95,6 +95,21 @@ def ncut_colouring(C: np.ndarray, vol: np.ndarray, apart: list, k: int, unary: n
         if not moved:
             break
     return _cheapest_numbering(colour, U) if np.isfinite(cur) else None
+
+
+def _enough_colours(colour: np.ndarray, need: int, k: int) -> np.ndarray:
+    """``colour`` with at least ``need`` colours used: while fewer are, the newest group of a
+    colour that several groups share takes an unused colour (which keeps every cannot-linked
+    pair apart). The single-group moves that follow could not get there themselves: every
+    colouring on the way uses too few colours, so none of them is better than another."""
+    while len(np.unique(colour)) < need:
+        values, counts = np.unique(colour, return_counts=True)
+        shared = np.flatnonzero(np.isin(colour, values[counts > 1]))
+        unused = np.setdiff1d(np.arange(k), values)
+        if not len(shared) or not len(unused):
+            break
+        colour[shared[-1]] = unused[0]
+    return colour
 
 
 def _cheapest_numbering(colour: np.ndarray, U: np.ndarray) -> np.ndarray:

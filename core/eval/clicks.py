@@ -120,6 +120,47 @@ def next_click(pred: np.ndarray, mask: np.ndarray, clicked: np.ndarray):
     return int(r), int(c), bool(positive)
 
 
+def random_click(pred: np.ndarray, mask: np.ndarray, clicked: np.ndarray, rng):
+    """A click at a random pixel of the larger connected error region (false negatives or
+    false positives, as :func:`next_click` chooses between them): the user who clicks at
+    random inside the wrong region."""
+    from .simulate import _random_in_largest
+
+    care = (mask != 128) & ~clicked
+    fn = (mask == 255) & ~pred & care
+    fp = (mask == 0) & pred & care
+    if not (fn.any() or fp.any()):
+        return None
+    positive = _inside(fn).max(initial=0) >= _inside(fp).max(initial=0)
+    r, c = _random_in_largest(fn if positive else fp, rng)
+    return r, c, bool(positive)
+
+
+def suggestion_clicker(shown: dict, segmenter, committee=None):
+    """``(pred, mask, clicked) -> click``: the user who clicks where segapp suggests
+    (:func:`core.suggest` on ``shown['seg']``, made from ``shown['cons']``) and
+    says from the mask whether the pixel is object; a suggestion on an ignored or clicked
+    pixel is passed over. Before any result the unconstrained one is made (``segmenter``).
+    ``committee(constraints) -> [label images]``: other methods' results, where their
+    disagreement marks the uncertain regions (``others`` of :func:`core.suggest`)."""
+    from .simulate import _suggestions
+
+    asked: list = []
+
+    def click(pred, mask, clicked):
+        if "seg" not in shown:
+            segmenter(Constraints())
+        cons = shown.get("cons") or Constraints()
+        others = committee(cons) if committee is not None else ()
+        for s in _suggestions(shown["seg"], cons, asked, others):
+            asked.append(s.point)
+            r, c = s.point
+            if mask[r, c] != 128 and not clicked[r, c]:
+                return r, c, bool(mask[r, c] == 255)
+        return None
+    return click
+
+
 def clicks_to_constraints(clicks, mode: str) -> Constraints:
     """The clicks so far as constraints (module docstring), newest last in creation order."""
     if mode == "points":
@@ -152,8 +193,9 @@ def object_of(labels: np.ndarray, clicks, mode: str) -> np.ndarray:
     return labels == seg
 
 
-def run_clicks(mask: np.ndarray, segmenter, mode: str, max_clicks: int = MAX_CLICKS):
-    """Click until IoU 0.90 or ``max_clicks``; ``segmenter(constraints) -> labels (H, W)``.
+def run_clicks(mask: np.ndarray, segmenter, mode: str, max_clicks: int = MAX_CLICKS, clicker=None):
+    """Click until IoU 0.90 or ``max_clicks``; ``segmenter(constraints) -> labels (H, W)``;
+    ``clicker(pred, mask, clicked) -> click or None`` replaces the field's :func:`next_click`.
 
     Yields
     ------
@@ -165,7 +207,7 @@ def run_clicks(mask: np.ndarray, segmenter, mode: str, max_clicks: int = MAX_CLI
     clicks, clicked = [], np.zeros(mask.shape, bool)
     pred = np.zeros(mask.shape, bool)
     for n in range(1, max_clicks + 1):
-        click = next_click(pred, mask, clicked)
+        click = (clicker or next_click)(pred, mask, clicked)
         if click is None:
             return
         clicks.append(click)

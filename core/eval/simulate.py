@@ -82,13 +82,16 @@ def _center(mask: np.ndarray) -> tuple[int, int]:
 
 
 
-def next_click(pred: np.ndarray, target: np.ndarray, covered: np.ndarray | None = None, blocks=()):
+def next_click(pred: np.ndarray, target: np.ndarray, covered: np.ndarray | None = None, blocks=(),
+               rng: np.random.RandomState | None = None):
     """One round of the simulated user: ``(p, g, h_point_or_None, g_point)`` or None if no error.
 
     ``covered`` (optional, shape (H, W), bool): pixels already under a labelled block, never
     clicked again (a person does not label the same spot twice; without it, one block that
     changes nothing would be placed at the same spot every round). ``blocks``: the labelled
-    blocks so far, which tie predicted segments to target segments (:func:`match`)."""
+    blocks so far, which tie predicted segments to target segments (:func:`match`).
+    ``rng`` given: ``p`` is a pixel drawn at random from the largest connected error region
+    instead of its centre (the user who clicks at random inside the wrong region)."""
     care = target != DONT_CARE
     m = match(pred, target, blocks)
     as_target = np.array([m.get(i, -2) for i in range(int(pred.max()) + 1)])[pred]
@@ -97,7 +100,7 @@ def next_click(pred: np.ndarray, target: np.ndarray, covered: np.ndarray | None 
         error &= ~covered
     if not error.any():
         return None
-    p = _center(error)
+    p = _center(error) if rng is None else _random_in_largest(error, rng)
     g = int(target[p])
     correct_g = (target == g) & (as_target == g)
     gp = _center(correct_g if correct_g.any() else target == g)
@@ -107,6 +110,60 @@ def next_click(pred: np.ndarray, target: np.ndarray, covered: np.ndarray | None 
         correct_h = (target == h) & (as_target == h)
         hp = _center(correct_h if correct_h.any() else target == h)
     return p, g, hp, gp
+
+
+def _random_in_largest(mask: np.ndarray, rng: np.random.RandomState) -> tuple[int, int]:
+    """A pixel drawn at random from the largest connected region of ``mask``."""
+    from scipy.ndimage import label
+
+    lab, n = label(mask)
+    biggest = 1 + int(np.argmax(np.bincount(lab.ravel())[1:])) if n > 1 else 1
+    rows, cols = np.nonzero(lab == biggest)
+    i = rng.randint(len(rows))
+    return int(rows[i]), int(cols[i])
+
+
+def suggestion_click(seg, cons: Constraints, target: np.ndarray, asked: list, others=()):
+    """The round of a user who follows the app's suggestion (:func:`core.suggest`)
+    and answers from the truth without seeing the error: ``(p, g, h_point_or_None,
+    g_point)`` as :func:`next_click` gives, or None when the app suggests nothing.
+
+    ``p`` is the best suggestion not asked before (``asked``, appended to) whose pixel is
+    cared for, ``g`` its true segment. The user reads the colours as a person does (the
+    segment matched to ``g``, :func:`match`) and answers with the suggestion's anchors (each
+    segment's surest point): a must-link from ``p`` to the anchor of the segment showing
+    ``g`` (a confirmation when that is ``p``'s own segment) and, when ``p``'s own segment
+    shows another one, a cannot-link to its anchor; a link whose anchor lies in another true
+    segment than the answer needs is left out (every stroke is correct)."""
+    labels = seg.labels
+    m = match(labels, target)
+    shows = {t: s for s, t in m.items()}
+    for s in _suggestions(seg, cons, asked, others):
+        asked.append(s.point)
+        g = int(target[s.point])
+        if g == DONT_CARE:
+            continue
+        truth = [None if a is None else int(target[a]) for a in s.anchors]
+        j = shows.get(g)
+        gp = s.anchors[j] if j is not None and truth[j] == g else s.point
+        own = int(labels[s.point])
+        hp = s.anchors[own] if m.get(own) not in (g, None) and truth[own] not in (g, DONT_CARE, None) else None
+        if gp == s.point and hp is None:
+            continue  # nothing correct to say here: the next suggestion
+        return s.point, g, hp, gp
+    return None
+
+
+def _suggestions(seg, cons, asked: list, others=()):
+    """The suggestions not asked before, best first; when every region was asked once, the
+    asking starts over (a person answers the same question again after the result changed)."""
+    from ..suggestion import suggest
+
+    found = suggest(seg, cons, n_suggestions=32, exclude=asked, others=others)
+    if not found and asked:
+        asked.clear()
+        found = suggest(seg, cons, n_suggestions=32, others=others)
+    return found
 
 
 def _place_block(p, g: int, blocks, shape, target=None, size: int = 5):
@@ -168,8 +225,15 @@ def add_round(cons: Constraints, click, mode: str, shape, target: np.ndarray | N
     return Constraints(ml, cl, cons.blocks, order=order)
 
 
-def simulate(image, target, segmenter, rounds: int = 10, mode: str = "strokes"):
+def _error_centre(labels, target, covered, blocks, cons):
+    return next_click(labels, target, covered, blocks)
+
+
+def simulate(image, target, segmenter, rounds: int = 10, mode: str = "strokes", clicker=None):
     """Run the simulated user; ``segmenter(constraints) -> labels``.
+
+    ``clicker(labels, target, covered, blocks, constraints) -> click or None`` replaces the
+    error-centre user's :func:`next_click` (the suggestion follower, the random user).
 
     Yields
     ------
@@ -187,7 +251,7 @@ def simulate(image, target, segmenter, rounds: int = 10, mode: str = "strokes"):
             covered = np.zeros(target.shape, bool)
             for b in cons.blocks:
                 covered[b.top:b.bottom, b.left:b.right] = True
-            click = next_click(labels, target, covered, cons.blocks)
+            click = (clicker or _error_centre)(labels, target, covered, cons.blocks, cons)
             if click is not None:
                 cons = add_round(cons, click, mode, target.shape, target)
         t = time.perf_counter()

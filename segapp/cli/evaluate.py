@@ -10,6 +10,7 @@ how far the graph itself lets a method go).
 from __future__ import annotations
 
 import sys
+import zlib
 import time
 from pathlib import Path
 
@@ -20,7 +21,9 @@ from segapp.core.constraints import Kind
 from .common import Parser, add_max_pixels, check_outputs, parse_params
 from .evaluate_report import ANCHOR, chart, csv_text, people_summary, round_table, summarise, table
 
-USERS = ("error-centre", "regions-first", "shuffled", "must-links")
+USERS = ("error-centre", "regions-first", "shuffled", "must-links", "suggestions", "suggestions-alone",
+         "random-in-error")
+ROUND_USERS = ("error-centre", "suggestions", "suggestions-alone", "random-in-error")  # a click each round, --rounds rounds
 
 ANCHORS = (ANCHOR, "harmonic-boundary", "harmonic-gaussian")
 MAX_ROUNDS = 100
@@ -48,7 +51,13 @@ def _parser():
                         "the largest error each round, --rounds rounds) or a people-like user of "
                         "core.eval.people (regions-first: must-links inside each region, then "
                         "cannot-links between them; shuffled: the same strokes in a shuffled order; "
-                        "must-links: the must-links alone), one stroke per round, every stroke correct")
+                        "must-links: the must-links alone), one stroke per round, every stroke correct; "
+                        "suggestions: follows segapp's suggestion each round (core.suggest, where the other "
+                        "constrained methods disagree, as with the compare view open), answering from the "
+                        "truth without seeing the error; suggestions-alone: the same from the method's "
+                        "result alone (as without the compare view); random-in-error: the error-centre "
+                        "user's strokes from a random pixel of the largest error region). With "
+                        "--objects: error-centre (the field's clicker), suggestions or random-in-error")
     p.add_argument("--out", default="results.csv", help="CSV of image x method x round")
     p.add_argument("--jobs", type=int, default=1, help="images in parallel")
     p.add_argument("--limit", type=int, help="only the first N images (a quick run)")
@@ -76,8 +85,8 @@ def check_args(a) -> None:
         raise ParameterError(f"--jobs must be at least 1 (or -1: every core), got {a.jobs}")
     if a.limit is not None and a.limit < 1:
         raise ParameterError(f"--limit must be at least 1, got {a.limit}")
-    if getattr(a, "user", "error-centre") != "error-centre" and a.mode != "strokes":
-        raise ParameterError(f"--user {a.user} draws strokes; --mode blocks needs --user error-centre")
+    if getattr(a, "user", "error-centre") not in ROUND_USERS and a.mode != "strokes":
+        raise ParameterError(f"--user {a.user} draws strokes; --mode blocks takes --user {', '.join(ROUND_USERS)}")
 
 
 def method_list(text: str) -> list[str]:
@@ -144,8 +153,9 @@ def evaluate_image(item, methods, k, rounds, mode, params, max_pixels=None, user
     for m in methods:
         seg_fn = _segmenter(m, image, target, k, params[m])
         try:
-            if user == "error-centre":
-                run = simulate.simulate(image, target, seg_fn, rounds, mode)
+            if user in ROUND_USERS:
+                run = simulate.simulate(image, target, seg_fn, rounds, mode,
+                                        _clicker(user, seg_fn, item.id, image, k))
             else:
                 run = people.draw(people.user_strokes(user, target, k, item.id), seg_fn)
             for r in run:
@@ -161,7 +171,7 @@ def evaluate_image(item, methods, k, rounds, mode, params, max_pixels=None, user
                     "seconds": r["seconds"],
                     **people.health(lab, target, r["constraints"], k),
                 })
-            if user != "error-centre":
+            if user not in ROUND_USERS:
                 if m in ANCHORS:  # the anchors keep no result on screen: one call is what they do
                     one = rows[-1]["ari"]
                 else:
@@ -173,6 +183,45 @@ def evaluate_image(item, methods, k, rounds, mode, params, max_pixels=None, user
         except core.SegappError as e:
             rows.append(_error_row(item.id, m, str(e)))
     return rows
+
+
+def _clicker(user: str, seg_fn, seed_text: str, image=None, k: int = 2):
+    """The round's click for ``user`` (None: the error-centre user's), see ``--user``."""
+    from segapp.core.eval import simulate
+
+    if user.startswith("suggestions"):
+        asked: list = []
+        committee = _committee(image, k, seg_fn.method) if user == "suggestions" else None
+        return lambda labels, target, covered, blocks, cons: simulate.suggestion_click(
+            seg_fn.shown["seg"], cons, target, asked, committee(cons) if committee else ())
+    if user == "random-in-error":
+        rng = np.random.RandomState(zlib.crc32(seed_text.encode()))
+        return lambda labels, target, covered, blocks, cons: simulate.next_click(labels, target, covered,
+                                                                                 blocks, rng=rng)
+    return None
+
+
+COMMITTEE = ("spectral-learning", "gp-propagation", "csp", "e2cp", "rom")
+
+
+def _committee(image, k: int, method: str):
+    """``constraints -> [label images]``: the other constrained methods of :data:`COMMITTEE`
+    (default settings, one call each) on the same constraints, as the compare view shows them."""
+    import warnings
+
+    from segapp import core
+
+    prep = core.prepare(image)
+
+    def others(cons):
+        out = []
+        for m in COMMITTEE:
+            if m != method:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    out.append(core.segment(prep, cons, method=m, n_segments=k).labels)
+        return out
+    return others
 
 
 def _segmenter(m: str, image, target, k: int, params: dict):
@@ -198,6 +247,7 @@ def _segmenter(m: str, image, target, k: int, params: dict):
             seg = core.segment(image, c, method=m, n_segments=k, previous=shown.get("seg"), **params)
         shown["seg"] = seg
         return seg.labels
+    seg_fn.shown, seg_fn.method = shown, m  # the suggestion follower reads the result it answers about
     return seg_fn
 
 
@@ -236,7 +286,9 @@ def _main_objects(a, argv, methods, params, out, summary_path) -> int:
 
     methods = [m for m in methods if m in core.METHODS and m != "ncut" or m == ANCHOR]
     items = clicks.find_objects(a.objects)[: a.limit]
-    rows = run_images(evaluate_object, items, a.jobs, methods, a.clicks, params, a.max_pixels)
+    if a.user not in ROUND_USERS:
+        raise core.ParameterError(f"--objects takes --user {', '.join(ROUND_USERS)}, not {a.user}")
+    rows = run_images(evaluate_object, items, a.jobs, methods, a.clicks, params, a.max_pixels, a.user)
     summary = click_summary(rows, methods)
     failed = [r for r in rows if r["click"] < 0]
     if not summary:
@@ -245,7 +297,7 @@ def _main_objects(a, argv, methods, params, out, summary_path) -> int:
     text = table(summary)
     print(text)
     atomic_write_text(summary_path, f"segapp evaluate {' '.join(argv)}\n\n{len(items)} images, K=2, "
-                                    f"clicks as {a.clicks}\n\n{text}\n\nMean IoU after each click:\n\n"
+                                    f"clicks as {a.clicks}, user {a.user}\n\n{text}\n\nMean IoU after each click:\n\n"
                                     f"{per_click_table(rows, methods)}\n")
     if failed:
         print(f"segapp: warning: {len(failed)} image x method runs failed; first: {failed[0]['error']}",
@@ -272,6 +324,14 @@ def main(argv) -> int:
     a = _parser().parse_args(argv)
     check_args(a)
     methods = method_list(a.methods)
+    if a.user.startswith("suggestions"):  # the anchors make no suggestions to follow
+        left = [m for m in methods if m in ANCHORS]
+        methods = [m for m in methods if m not in ANCHORS]
+        if not methods:
+            raise core.ParameterError(f"--user {a.user} follows segapp's suggestions; {', '.join(left)} "
+                                      f"make none: name at least one of {', '.join(core.METHODS)}")
+        if left and a.methods != "all":
+            print(f"segapp: note: {', '.join(left)} left out: they make no suggestions", file=sys.stderr)
     params = params_per_method(methods, parse_params(a.param))
     out = Path(a.out)
     summary_path, chart_path = out.with_name(out.stem + "_summary.md"), out.with_name(out.stem + "_ari.png")
@@ -283,7 +343,7 @@ def main(argv) -> int:
         bsds.check_item(it)
     rows = run_images(evaluate_image, items, a.jobs, methods, a.segments, a.rounds, a.mode, params,
                       a.max_pixels, a.user)
-    people = a.user != "error-centre"
+    people = a.user not in ROUND_USERS
     rounds = max((r["round"] for r in rows), default=0) if people else a.rounds
     summary = people_summary(rows, methods, a.segments) if people else summarise(rows, methods, a.rounds)
     failed = [r for r in rows if r["round"] < 0]

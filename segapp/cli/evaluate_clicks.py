@@ -10,9 +10,13 @@ CLICK_KEYS = ["image", "method", "click", "iou", "positive", "seconds", "ceiling
 SHOWN_CLICKS = (1, 3, 5, 10, 20)
 
 
-def evaluate_object(item, methods, mode, params, max_pixels=None):
+def evaluate_object(item, methods, mode, params, max_pixels=None, user="error-centre"):
     """Rows for one image: one per method and click (runs in a joblib worker). A file that
-    cannot be read gives one error row per method."""
+    cannot be read gives one error row per method. ``user``: the field's clicker
+    (``error-centre``), ``suggestions`` (segapp's suggestions, answered from the mask) or
+    ``random-in-error``."""
+    import zlib
+
     import warnings
 
     from segapp import core
@@ -36,10 +40,19 @@ def evaluate_object(item, methods, mode, params, max_pixels=None):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 seg = core.segment(image, c, method=m, n_segments=2, previous=shown.get("seg"), **params[m])
-            shown["seg"] = seg
+            shown["seg"], shown["cons"] = seg, c
             return seg.labels
+        clicker = None
+        if user.startswith("suggestions"):
+            from .evaluate import _committee
+
+            committee = _committee(image, 2, m) if user == "suggestions" else None
+            clicker = clicks.suggestion_clicker(shown, seg_fn, committee)
+        elif user == "random-in-error":
+            rng = np.random.RandomState(zlib.crc32(item.id.encode()))
+            clicker = lambda pred, mk, done, rng=rng: clicks.random_click(pred, mk, done, rng)  # noqa: E731
         try:
-            for r in clicks.run_clicks(mask, seg_fn, mode):
+            for r in clicks.run_clicks(mask, seg_fn, mode, clicker=clicker):
                 rows.append({"image": item.id, "method": m, **r})
         except core.SegappError as e:
             rows.append({"image": item.id, "method": m, "click": -1, "error": str(e)})

@@ -21,6 +21,7 @@ from . import paint
 from .constraint_layer import ConstraintLayer
 from .brush import stroke_mask
 from .colours import label_rgb
+from .suggestion import HIT_PX, SuggestionGhost
 from .edits import BlockEdit, EraseEdit, LinkEdit, RegionEdit
 
 MUST, CANNOT, BLOCK, BRUSH, ERASE = "must", "cannot", "block", "brush", "erase"
@@ -31,6 +32,8 @@ class DrawViewBox(pg.ViewBox):
     """A ViewBox whose left drag draws with the current tool; middle drag and wheel pan/zoom."""
 
     dragged = Signal(str, int, int, int, int)  # tool, r1, c1, r2, c2 (may lie outside the image)
+    dragging = Signal(str, int, int, int, int)  # the same while the drag goes on (each new end)
+    dragDropped = Signal()  # a drag that had been previewed ended without an edit
     clicked = Signal(float, float)  # x, y in view (image) coordinates
     painted = Signal(object)  # brush stroke: (m, 2) array of (row, col) points in image coordinates
     brushWheel = Signal(int)  # Ctrl + wheel with the brush: +1 larger, -1 smaller
@@ -75,11 +78,18 @@ class DrawViewBox(pg.ViewBox):
         end = self._rc(ev.scenePos())
         (r1, c1), (r2, c2) = self._start, end
         self._rubber.setData([c1 + 0.5, c2 + 0.5], [r1 + 0.5, r2 + 0.5])
+        if not ev.isFinish() and end != getattr(self, "_last_end", None) and np.hypot(r2 - r1, c2 - c1) >= 2:
+            self._last_end = end
+            self.dragging.emit(self.tool, r1, c1, r2, c2)
         if ev.isFinish():
+            previewed = getattr(self, "_last_end", None) is not None
+            self._last_end = None
             self._rubber.setData([], [])
             self._start = None
             if np.hypot(r2 - r1, c2 - c1) >= 2:
                 self.dragged.emit(self.tool, r1, c1, r2, c2)
+            elif previewed:
+                self.dragDropped.emit()
 
     def _brush_drag(self, ev) -> None:
         if ev.isStart():
@@ -107,7 +117,7 @@ class DrawViewBox(pg.ViewBox):
         super().wheelEvent(ev, axis)
 
     def mouseClickEvent(self, ev):
-        if ev.button() == Qt.LeftButton and self.tool == ERASE:
+        if ev.button() == Qt.LeftButton:  # erase, or answer the suggested stroke
             ev.accept()
             p = self.mapSceneToView(ev.scenePos())
             self.clicked.emit(p.x(), p.y())
@@ -119,6 +129,8 @@ class Canvas(pg.GraphicsLayoutWidget):
     """Image, overlay and constraint items; emits ``edited(edit)`` for every user edit."""
 
     edited = Signal(object)
+    previewing = Signal(object)  # the link or block being dragged, as it stands (not an edit)
+    previewDropped = Signal()  # the previewed drag ended without an edit: show the result again
 
     def __init__(self):
         super().__init__()
@@ -136,6 +148,8 @@ class Canvas(pg.GraphicsLayoutWidget):
             it.setParentItem(self._clip)
             it.setZValue(z)
         self.layer = ConstraintLayer(self.view)
+        self.ghost = SuggestionGhost(self.view)  # the suggested next stroke
+        self.ghost.answered.connect(self.edited.emit)
         self.block_label = 1
         self.view.brush_color = label_rgb(1)
         self.opacity = render.OVERLAY_OPACITY
@@ -147,6 +161,8 @@ class Canvas(pg.GraphicsLayoutWidget):
         self._colors = None  # (K, 3) uint8 colours of its segments
         self._rect = None
         self.view.dragged.connect(self._on_drag)
+        self.view.dragging.connect(lambda *a: self._on_drag(*a, signal=self.previewing))
+        self.view.dragDropped.connect(self.previewDropped.emit)
         self.view.clicked.connect(self._on_click)
         self.view.painted.connect(self._on_paint)
         self.view.brushWheel.connect(lambda step: self.resize_brush(1.25 ** step))
@@ -187,6 +203,7 @@ class Canvas(pg.GraphicsLayoutWidget):
         self.overlay_item.clear()
         self.gt_item.clear()
         self._node_labels = None
+        self.ghost.show(None)
         self.view.autoRange(padding=0.01)
 
     def show_result(self, result, info=None) -> None:
@@ -202,6 +219,7 @@ class Canvas(pg.GraphicsLayoutWidget):
         self._rect = QRectF(0, 0, w, h)
         self.refresh_overlay()
         self.layer.set_honoured(result.honoured)
+        self.ghost.show(getattr(result, "suggestion", None), self._colors)
 
     def refresh_overlay(self) -> None:
         if self._node_labels is None:
@@ -224,16 +242,19 @@ class Canvas(pg.GraphicsLayoutWidget):
         h, w = self.shape
         return min(max(r, 0), h - 1), min(max(c, 0), w - 1)
 
-    def _on_drag(self, tool, r1, c1, r2, c2) -> None:
+    def _on_drag(self, tool, r1, c1, r2, c2, signal=None) -> None:
+        """A finished drag is an edit (``edited``); one going on, with ``signal`` =
+        ``previewing``, only shows what it would do."""
         if self.shape is None:
             return
+        signal = signal or self.edited
         (r1, c1), (r2, c2) = self._clamp(r1, c1), self._clamp(r2, c2)
         if tool == BLOCK:
             top, bottom = sorted((r1, r2))
             left, right = sorted((c1, c2))
-            self.edited.emit(BlockEdit(self.block_label, top, left, bottom + 1, right + 1))
+            signal.emit(BlockEdit(self.block_label, top, left, bottom + 1, right + 1))
         elif tool in (MUST, CANNOT):
-            self.edited.emit(LinkEdit(Kind.MUST_LINK if tool == MUST else Kind.CANNOT_LINK, r1, c1, r2, c2))
+            signal.emit(LinkEdit(Kind.MUST_LINK if tool == MUST else Kind.CANNOT_LINK, r1, c1, r2, c2))
 
     def _on_paint(self, points) -> None:
         if self.shape is None:
@@ -244,6 +265,10 @@ class Canvas(pg.GraphicsLayoutWidget):
             self.edited.emit(RegionEdit(core.Block.from_mask(self.block_label, mask, top, left)))
 
     def _on_click(self, x, y) -> None:
+        if self.ghost.hit(x, y, HIT_PX * max(self.view.viewPixelSize())):
+            return self.ghost.ask(self)
+        if self.view.tool != ERASE:
+            return
         tol = ERASE_TOLERANCE_PX * max(self.view.viewPixelSize())
         hit = self.layer.hit(x, y, tol)
         if hit is not None:

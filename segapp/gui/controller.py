@@ -20,6 +20,7 @@ from segapp.core import render
 from . import files
 from .background import Background
 from .busy_clock import BusyClock
+from .preview import Preview
 from .runner import SegmentRunner
 from .status_text import result_line, result_tooltip
 
@@ -56,6 +57,8 @@ class Controller(QObject):
         model.settingsChanged.connect(self.resegment)
         model.groundTruthChanged.connect(self._on_ground_truth)
         model.errorOccurred.connect(self.error)
+        self.preview = Preview(model, self.runner)
+        self.preview.paused.connect(lambda text: self.statusChanged.emit(text, "", False))
         r = self.runner
         r.finished.connect(self._on_result)
         r.failed.connect(lambda rid, msg: self.error(msg))
@@ -94,6 +97,8 @@ class Controller(QObject):
             self._show_result()
 
     def _on_result(self, rid, result) -> None:
+        if self.preview.owns(rid):
+            return self.preview.deliver(rid, result)
         current = result.ari_token == self._gt_token
         self.ari = result.ari if current else None
         if not current and self.model.current_ground_truth() is not None:

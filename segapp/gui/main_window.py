@@ -19,6 +19,7 @@ from . import colours, persistence, recovery, turns
 from .autosave_badge import AutosaveBadge
 from .berkeley import BerkeleyBrowser
 from .canvas import BLOCK, BRUSH, CANNOT, ERASE, MUST, Canvas
+from .compare import CompareView
 from .commands import CLEAR_ALL_KEY, fixed_undo_action
 from .controller import Controller
 from .focus import return_focus_in
@@ -53,6 +54,15 @@ class MainWindow(QMainWindow):
         self.eigen_dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable)
         self.addDockWidget(Qt.BottomDockWidgetArea, self.eigen_dock)
         self.resizeDocks([self.eigen_dock], [170], Qt.Vertical)
+        self.compare = CompareView(self.model)
+        self.compare_dock = QDockWidget("Compare methods", self)
+        self.compare_dock.setObjectName("compare")
+        self.compare_dock.setWidget(self.compare)
+        self.addDockWidget(Qt.BottomDockWidgetArea, self.compare_dock)
+        self.tabifyDockWidget(self.eigen_dock, self.compare_dock)  # a tab beside the eigenvectors
+        self.eigen_dock.raise_()
+        self.compare_dock.hide()
+        self.compare_dock.visibilityChanged.connect(self.compare.set_active)
         self.berkeley = BerkeleyBrowser(self.model, self)
         self.addDockWidget(Qt.LeftDockWidgetArea, self.berkeley)
         self.berkeley.hide()
@@ -138,6 +148,19 @@ class MainWindow(QMainWindow):
         vm.addAction(QAction("Actual size (100%)", self, shortcut=QKeySequence("Ctrl+1"),
                              triggered=self.canvas.actual_size))
         vm.addAction(self.eigen_dock.toggleViewAction())
+        compare = self.compare_dock.toggleViewAction()
+        compare.setText("Compare methods")
+        compare.setShortcut(QKeySequence("Ctrl+K"))
+        compare.triggered.connect(lambda on: on and self.compare_dock.raise_())  # its tab in front
+        vm.addAction(compare)
+        self.preview_action = QAction("Preview while drawing", self, checkable=True,
+                                      checked=persistence.settings().value("preview", True, type=bool),
+                                      toggled=self._set_preview)
+        self.controller.preview.set_enabled(self.preview_action.isChecked())
+        vm.addAction(self.preview_action)
+        self.suggest_action = QAction("Suggest the next stroke (G)", self, checkable=True, checked=True,
+                                      shortcut=QKeySequence("G"), toggled=self.canvas.ghost.set_visible)
+        vm.addAction(self.suggest_action)
         for text, key, factor in (("Brush smaller", "[", 0.8), ("Brush larger", "]", 1.25)):
             a = QAction(text, self, shortcut=QKeySequence(key), triggered=lambda _=False, f=factor: self._resize_brush(f))
             vm.addAction(a)
@@ -146,11 +169,16 @@ class MainWindow(QMainWindow):
     def _connect(self):
         m, c, canvas = self.model, self.controller, self.canvas
         canvas.edited.connect(m.apply)
+        canvas.previewing.connect(c.preview.request)
+        canvas.previewDropped.connect(c.resegment)  # the result without the dropped stroke again
+        c.preview.shown.connect(self.side.legend.show_result)  # coloured as results are, then painted
         m.imageChanged.connect(self._on_image)
         m.itemInserted.connect(lambda kind, i: canvas.layer.insert(kind, i, m.items(kind)[i]))
         m.itemRemoved.connect(canvas.layer.remove)
         m.constraintsReset.connect(lambda: canvas.layer.reset(m.snapshot()))
         self.side.legend.coloured.connect(canvas.show_result)
+        canvas.ghost.namer = self.side.legend.name_of
+        self.side.legend.coloured.connect(lambda *_: self.compare.follow_colours(self.side.legend.colours))
         m.groundTruthChanged.connect(self._show_ground_truth)
         self.berkeley.show_gt.toggled.connect(lambda _on: self._show_ground_truth())
         self.berkeley.imageChosen.connect(c.open_bsds_item)
@@ -169,6 +197,10 @@ class MainWindow(QMainWindow):
         return_focus_in(self.side, self.canvas)  # M, Ctrl+Z… reach the canvas after a number is entered
 
     # -- reactions --------------------------------------------------------------------
+    def _set_preview(self, on: bool) -> None:
+        self.controller.preview.set_enabled(on)
+        persistence.settings().setValue("preview", bool(on))
+
     def _set_block_label(self, k):
         self.canvas.set_label(k)
         self.status.setText(f"label {k} for blocks and the brush")
@@ -253,6 +285,7 @@ class MainWindow(QMainWindow):
             ev.ignore()  # the window manager's close button: the user chose to stay
             return
         self.controller.shutdown()
+        self.compare.shutdown()
         self.autosave.close(keep_unsaved=self._stopped_by is not None)
         persistence.settings().setValue("geometry", self.saveGeometry())
         persistence.save_settings(self.model)

@@ -18,6 +18,7 @@ import numpy as np
 
 from segapp import core
 from segapp.core import render
+from segapp.core.pixel_refinement.params import PIXEL_PARAMS
 
 from .results import NodeMap, SegmentRequest, SegmentResult
 
@@ -77,7 +78,10 @@ class Engine:
         return f"preparing {kind} on the {where}, then {req.method}…"
 
     def _key(self, req: SegmentRequest) -> tuple:
-        return self.token, tuple(sorted((k, repr(v)) for k, v in req.params.items())), req.method
+        """What decides the graph (the pixel refinement's settings do not: a preview's
+        ``pixel_band=0`` reuses the prepared graph)."""
+        return (self.token, tuple(sorted((k, repr(v)) for k, v in req.params.items() if k not in PIXEL_NAMES)),
+                req.method)
 
     def segment(self, req: SegmentRequest) -> SegmentResult:
         """Run ``core.segment`` on the held image.
@@ -116,7 +120,7 @@ class Engine:
             warnings=tuple(seg.warnings), info=_plain(seg.info), params=_plain(seg.params),
             seconds=seg.seconds, n_nodes=seg.params["n_nodes"], map_key=map_key,
             node_map=None if nm.key in req.have_maps else nm, ari=self._ari(seg), ari_token=self.gt_token,
-            base_key=nm.key, refine=refine)
+            base_key=nm.key, refine=refine, suggestion=_suggestion(seg, cons))
 
     def cache_builds(self) -> dict:
         """How often each stroke-independent part was computed for the held image, summed
@@ -178,6 +182,17 @@ class Engine:
                 self._reps.clear()
             self._maps[id(rep)], self._reps[id(rep)] = nm, rep
         return nm
+
+
+PIXEL_NAMES = frozenset(p.name for p in PIXEL_PARAMS)
+
+
+def _suggestion(seg, cons) -> tuple | None:
+    """The best :func:`core.suggest` of ``seg`` as ``(point, segment, anchors)``."""
+    from segapp.core.suggestion import suggest
+
+    best = suggest(seg, cons)
+    return (best[0].point, best[0].segment, best[0].anchors) if best else None
 
 
 def _plain(d: dict) -> dict:

@@ -136,6 +136,10 @@ class SegmentResult:
         ``(base_labels, changed, changed_labels)``: the pixel refinement's result
         (:func:`core.pixel_refinement.cut_nodes` rebuilds the map of ``map_key`` from the
         map of ``base_key`` and these); None when it changed no pixel.
+    suggestion : tuple or None
+        Where the next stroke would help most (:func:`core.suggest`): ``(point,
+        segment, anchors)``, full-image ``(row, col)`` pixels (``anchors`` per segment, None
+        for an empty one); None when every node is certain.
     """
 
     rid: int
@@ -156,6 +160,7 @@ class SegmentResult:
     ari_token: int | None = None
     base_key: str = ""
     refine: tuple | None = None
+    suggestion: tuple | None = None
 
     def not_honoured(self) -> list[tuple[str, int]]:
         """(kind, index) of every constraint the result does not honour, in kind order."""

@@ -137,7 +137,7 @@ def test_people_like_users_draw_strokes_only():
     from segapp.cli.evaluate import _parser, check_args
 
     a = _parser().parse_args(["--bsds", "x", "--user", "shuffled", "--mode", "blocks"])
-    with pytest.raises(ParameterError, match="--mode blocks needs --user error-centre"):
+    with pytest.raises(ParameterError, match="--mode blocks takes --user error-centre"):
         check_args(a)
 
 

@@ -178,3 +178,17 @@ def test_the_bear_sequence_drawn_as_in_the_window(method, colouring):
     water = {int(L[p]) for p in [(70, 40), (60, 400), (90, 60), (250, 30)]}
     assert len(bears) == 1 and len(water) == 1 and bears != water
     assert 0.25 < np.mean(L == bears.pop()) < 0.75  # the bears, not a blob around the stroke ends
+
+
+def test_local_search_reaches_every_colour_from_a_start_with_too_few():
+    """Beyond exact enumeration the single-group moves start from a colouring; one that uses
+    too few colours (here one of four) used to stay infeasible and give None, so the step
+    raised a TypeError with K = 4 on Berkeley images. Now the start is given enough colours
+    first, and the result keeps every cannot-linked pair apart."""
+    r = np.random.RandomState(0)
+    n, k = 12, 4  # 4**12 colourings: more than enumerated exactly
+    C = r.rand(n, n)
+    C = np.triu(C, 1) + np.triu(C, 1).T
+    vol = r.rand(n) + 0.1
+    got = ncut_colouring(C, vol, [(0, 5)], k, start=np.zeros(n, np.int64))
+    assert got is not None and len(set(got.tolist())) == k and got[0] != got[5]

@@ -41,6 +41,7 @@ def test_the_worker_process_imports_no_qt(qtbot, window):
 
 
 def test_the_image_is_sent_once_not_per_stroke(qtbot, window):
+    window.controller.preview.set_enabled(False)  # one request per stroke, none while dragging
     before = _diagnostics(qtbot, window)
     assert before["image_token"] == window.model.image_token
     for k in range(3):

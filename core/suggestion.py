@@ -1,0 +1,298 @@
+"""Where the next stroke would help most: the least certain region of a result.
+
+A result is *certain* at a node when two pieces of evidence agree on its segment:
+
+* **the strokes** -- a random walk with a uniform prior (Grady 2005, as in the constraint
+  step) on the boundary graph ``W`` the constraint step walks on, seeded at the nodes holding
+  stroke ends, blocks and brush regions with the segments the result gives them. For label
+  ``l`` it minimises ``sum_ij W_ij (x_il - x_jl)^2 + lam sum_i d_i (x_il - 1/K)^2``: near a
+  stroke ``x_i`` is that stroke's segment, far from every stroke (``lam`` sets how far in
+  graph steps, ``REACH``) it fades to ``1/K`` -- nothing said there;
+* **the method** -- the node's place in the method's embedding: how much nearer it lies to
+  its own segment's centroid than to the nearest other one's.
+
+Certainty ``c_i = w (x_i[f_i] - max_{l != f_i} x_i[l]) + (1 - w) (d_other - d_own) /
+(d_other + d_own)`` in ``[-1, 1]`` with ``f_i`` the node's segment (``w = STROKE_WEIGHT``
+once there is a stroke, 0 before). Nodes with ``c_i < THRESHOLD`` are *uncertain*; each
+connected group of uncertain nodes of one segment (touching in ``W``) is a candidate region,
+scored by its pixels times its mean uncertainty ``(1 - c) / 2`` (when no node is under the
+threshold, the least certain fifth of the nodes form the regions: there is always a least
+certain place). The suggestion is the
+highest-scoring region's centre (the pixel farthest inside it) and, per segment, its surest
+point (the centre of its largest certain group) that a person links the suggested point to.
+
+Everything runs on the nodes the constraint step labelled (before the pixel refinement), a
+few hundred to a few thousand, in a few milliseconds; nothing here needs the ground truth.
+
+References
+----------
+Grady, L. "Multilabel random walker image segmentation using prior models", CVPR 2005.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.ndimage import distance_transform_edt, label as cc_label
+from scipy.sparse.csgraph import connected_components
+
+from .constraints import Constraints, Kind
+from .errors import ParameterError
+
+REACH = 0.02  # lam: the walk's prior weight per unit degree (smaller reaches further)
+STROKE_WEIGHT = 0.7  # the strokes' share of the certainty once there is a stroke
+THRESHOLD = 0.0  # nodes less certain than this (more doubt than belief) form candidate regions
+LEAST = 0.2  # when no node is under THRESHOLD, the least certain fifth forms the regions
+GRID_SIDE = 160  # centres are found on a grid at most this many pixels a side
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """One place where a stroke would help.
+
+    Attributes
+    ----------
+    point : tuple of int
+        Full-image pixel ``(row, col)``: the centre of the region (the pixel farthest inside it).
+    segment : int
+        The segment the result gives the region now.
+    anchors : tuple
+        Per segment ``0 .. K-1``, its surest point ``(row, col)`` (``None`` for an empty
+        segment): a person answers the suggestion by must-linking ``point`` to the anchor of
+        the segment it belongs to, or cannot-linking it to its own segment's anchor.
+    score : float
+        Uncertain area, full-image pixels times mean uncertainty in ``[0, 1]``.
+    nodes : ndarray, shape (m,), int
+        The region's nodes on the labelled graph (``Segmentation.refinement.base`` when the
+        refinement ran, else ``Segmentation.representation``).
+    """
+
+    point: tuple
+    segment: int
+    anchors: tuple
+    score: float
+    nodes: np.ndarray
+
+
+def node_level(seg):
+    """The nodes the constraint step labelled and their labels: ``(representation, labels,
+    embedding rows)``, before the pixel refinement."""
+    ref = seg.refinement
+    if ref is None:
+        return seg.representation, np.asarray(seg.node_labels, np.int64), np.asarray(seg.node_embedding)
+    first = np.unique(ref.parent, return_index=True)[1]  # one part of each base node
+    return ref.base, np.asarray(ref.base_labels, np.int64), np.asarray(seg.node_embedding)[first]
+
+
+def seed_nodes(constraints: Constraints, rep) -> np.ndarray:
+    """Nodes of ``rep`` holding a stroke end, a block or a brush region (unique, sorted)."""
+    out = []
+    for kind in (Kind.MUST_LINK, Kind.CANNOT_LINK):
+        links = np.asarray(getattr(constraints, kind), np.int64).reshape(-1, 5)
+        for r, c in np.concatenate([links[:, 0:2], links[:, 2:4]]):
+            out.append(rep.node_at(int(r), int(c)))
+    for b in constraints.blocks:
+        out.extend(int(n) for n in rep.nodes_of_block(b))
+    return np.unique(np.asarray(out, np.int64))
+
+
+def stroke_certainty(W, labels: np.ndarray, seeds: np.ndarray, k: int, reach: float = REACH) -> np.ndarray:
+    """``x_i[f_i] - max_{l != f_i} x_i[l]`` of the walk with a uniform prior (module
+    docstring), shape (n,), in ``[-1, 1]``; 0 everywhere without seeds."""
+    n = len(labels)
+    if len(seeds) == 0:
+        return np.zeros(n)
+    W = sp.csr_matrix(W)
+    d = np.asarray(W.sum(1)).ravel()
+    free = np.ones(n, bool)
+    free[seeds] = False
+    X = np.zeros((n, k))
+    X[seeds, labels[seeds]] = 1.0
+    u = np.flatnonzero(free)
+    if len(u):
+        du = d[u] * (1.0 + reach) + 1e-9 * max(d.max(), 1e-12)
+        A = (sp.diags(du) - W[u][:, u]).tocsc()
+        rhs = np.asarray(W[u][:, seeds] @ X[seeds]) + reach * d[u, None] / k
+        X[u] = sp.linalg.splu(A).solve(rhs)
+    own = X[np.arange(n), labels]
+    X[np.arange(n), labels] = -np.inf
+    return own - X.max(1)
+
+
+def method_certainty(embedding: np.ndarray, labels: np.ndarray, k: int) -> np.ndarray:
+    """``(d_other - d_own) / (d_other + d_own)`` in the method's embedding (rows
+    normalised as the methods' k-means sees them), shape (n,), in ``[-1, 1]``; 1 where a
+    node's segment is the only non-empty one."""
+    E = np.asarray(embedding, float).reshape(len(labels), -1)
+    E = E / np.maximum(np.linalg.norm(E, axis=1, keepdims=True), 1e-12)
+    present = [j for j in range(k) if np.any(labels == j)]
+    if len(present) < 2:
+        return np.ones(len(labels))
+    C = np.stack([E[labels == j].mean(0) for j in present])
+    D = np.linalg.norm(E[:, None, :] - C[None], axis=2)
+    col = {j: i for i, j in enumerate(present)}
+    own_i = np.array([col[int(l)] for l in labels])
+    own = D[np.arange(len(labels)), own_i]
+    D[np.arange(len(labels)), own_i] = np.inf
+    other = D.min(1)
+    return (other - own) / np.maximum(other + own, 1e-12)
+
+
+def disagreement(rep, labels: np.ndarray, others, k: int) -> np.ndarray:
+    """Per node, the share of ``others`` (label images of the full image, other methods'
+    results on the same strokes) that put its pixels in another segment, each other result's
+    segments first matched to ``labels``' (Hungarian on the overlap), shape (n,), in [0, 1]."""
+    from scipy.optimize import linear_sum_assignment
+
+    nm = rep.node_map
+    mine = labels[nm].ravel()
+    sizes = np.maximum(np.bincount(nm.ravel(), minlength=len(labels)), 1).astype(float)
+    f = rep.factor
+    out = np.zeros(len(labels))
+    for other in others:
+        o = np.asarray(other)[::f, ::f][: nm.shape[0], : nm.shape[1]].ravel().astype(np.int64)
+        n = int(max(k, o.max(initial=0) + 1, mine.max(initial=0) + 1))
+        overlap = np.zeros((n, n))
+        np.add.at(overlap, (o, mine), 1.0)
+        rows, cols = linear_sum_assignment(-overlap)
+        to = np.arange(n)
+        to[rows] = cols
+        out += np.bincount(nm.ravel(), weights=(to[o] != mine).astype(float), minlength=len(labels)) / sizes
+    return out / max(len(others), 1)
+
+
+def certainty(seg, constraints: Constraints | None = None, reach: float | None = None,
+              stroke_weight: float | None = None, others=()) -> np.ndarray:
+    """Per node of :func:`node_level`'s representation, how sure the result is of its
+    segment, shape (n,), in ``[-1, 1]`` (module docstring; ``None``: the module's defaults).
+    With ``others`` (other methods' label images on the same strokes): ``1 - 2 x`` their
+    :func:`disagreement` instead, where the methods disagree being the surest sign of an
+    error measured (``bench/results/tuning.md``)."""
+    from .graph_setup import boundary_graph
+
+    reach = REACH if reach is None else reach
+    stroke_weight = STROKE_WEIGHT if stroke_weight is None else stroke_weight
+    rep, labels, emb = node_level(seg)
+    if len(others):
+        return 1.0 - 2.0 * disagreement(rep, labels, others, int(seg.params["n_segments"]))
+    k = int(seg.params["n_segments"])
+    cons = constraints if constraints is not None else Constraints()
+    seeds = seed_nodes(cons, rep)
+    c_m = method_certainty(emb, labels, k)
+    if len(seeds) == 0:
+        return c_m
+    W = boundary_graph(rep, seg.params)
+    c_s = stroke_certainty(W, labels, seeds, k, reach)
+    return stroke_weight * c_s + (1.0 - stroke_weight) * c_m
+
+
+def suggest(seg, constraints: Constraints | None = None, n_suggestions: int = 1,
+            exclude=(), reach: float | None = None, threshold: float | None = None,
+            others=()) -> list[Suggestion]:
+    """Where a stroke would help most in ``seg``, best first.
+
+    Parameters
+    ----------
+    seg : Segmentation
+        A result of :func:`core.segment`.
+    constraints : Constraints, optional
+        The constraints ``seg`` was made with (its strokes make it certain near them).
+    n_suggestions : int
+        At most this many regions, by falling score.
+    exclude : iterable of (row, col)
+        Full-image pixels whose regions are skipped (a suggestion already answered).
+    others : sequence of ndarray, shape (H, W), int, optional
+        Other methods' labels on the same constraints (the compare view's): the certainty is
+        then their agreement with ``seg`` (:func:`certainty`).
+    reach, threshold : float
+        The walk's prior weight and the certainty under which a node is uncertain
+        (``None``: ``REACH``, ``THRESHOLD``).
+
+    Returns
+    -------
+    list of Suggestion
+        Empty only when nothing is left after ``exclude``.
+    """
+    if not isinstance(n_suggestions, (int, np.integer)) or n_suggestions < 1:
+        raise ParameterError(f"n_suggestions must be a positive integer, got {n_suggestions!r}")
+    from .graph_setup import boundary_graph
+
+    threshold = THRESHOLD if threshold is None else threshold
+    rep, labels, _ = node_level(seg)
+    c = certainty(seg, constraints, reach, others=others)
+    W = sp.csr_matrix(boundary_graph(rep, seg.params))
+    skip = {rep.node_at(int(r), int(col)) for r, col in exclude}
+    grid = _Grid(rep)
+    out = []
+    for nodes, score in _regions(W, labels, c, rep.sizes * rep.factor ** 2, threshold):
+        if skip.intersection(nodes.tolist()):
+            continue
+        inside = np.isin(grid.nodes, nodes)
+        point = grid.centre(inside)
+        anchors = tuple(grid.centre(a) if a is not None else None
+                        for a in _anchor_masks(grid, labels, c >= threshold, ~inside, int(seg.params["n_segments"])))
+        out.append(Suggestion(point, int(labels[nodes[0]]), anchors, float(score), nodes))
+        if len(out) == n_suggestions:
+            break
+    return out
+
+
+def _regions(W, labels, c, sizes, threshold):
+    """Connected groups of uncertain nodes of one segment (under ``threshold``, or the
+    least certain :data:`LEAST` of all when none is), ``[(nodes, score), ...]`` by falling
+    score (pixels times mean uncertainty)."""
+    unsure = c < threshold
+    if not unsure.any():  # every node is fairly sure: the least sure of them
+        unsure = c <= np.quantile(c, LEAST)
+    W = W.tocoo()
+    keep = unsure[W.row] & unsure[W.col] & (labels[W.row] == labels[W.col])
+    n = len(labels)
+    A = sp.coo_matrix((np.ones(keep.sum()), (W.row[keep], W.col[keep])), shape=(n, n))
+    _, comp = connected_components(A, directed=False)
+    comp = np.where(unsure, comp, -1)
+    weight = np.asarray(sizes, float) * (1.0 - c) / 2.0
+    ids = np.unique(comp[comp >= 0])
+    scores = np.bincount(comp[comp >= 0], weights=weight[comp >= 0], minlength=comp.max() + 1)[ids]
+    order = np.argsort(-scores, kind="stable")
+    return [(np.flatnonzero(comp == ids[i]), scores[i]) for i in order]
+
+
+class _Grid:
+    """The node map read every ``step``-th working pixel (at most ``GRID_SIDE`` a side), where
+    region centres are found: distance transforms there take well under a millisecond."""
+
+    def __init__(self, rep):
+        h, w = rep.node_map.shape
+        self.step = max(1, -(-max(h, w) // GRID_SIDE))
+        self.nodes = rep.node_map[::self.step, ::self.step]
+        self.rep = rep
+
+    def centre(self, mask: np.ndarray) -> tuple:
+        """The full-image pixel farthest inside ``mask`` (a grid mask; the border counts as
+        outside)."""
+        d = distance_transform_edt(np.pad(mask, 1))[1:-1, 1:-1]
+        r, c = np.unravel_index(int(np.argmax(d)), d.shape)
+        f, (h, w) = self.rep.factor * self.step, self.rep.shape
+        half = self.rep.factor * self.step // 2
+        return int(min(r * f + half, h - 1)), int(min(c * f + half, w - 1))
+
+
+def _anchor_masks(grid: _Grid, labels, sure: np.ndarray, allowed: np.ndarray, k: int) -> list:
+    """Per segment, the grid mask of its largest connected group of certain pixels inside
+    ``allowed`` (of its pixels inside ``allowed`` when none is certain); ``None`` when it has
+    no pixel there."""
+    seg = labels[grid.nodes]
+    sure_px = sure[grid.nodes]
+    out = []
+    for j in range(k):
+        in_j = (seg == j) & allowed
+        if not in_j.any():
+            out.append(None)
+            continue
+        region = in_j & sure_px if (in_j & sure_px).any() else in_j
+        lab, n = cc_label(region)
+        biggest = 1 + int(np.argmax(np.bincount(lab.ravel())[1:])) if n > 1 else 1
+        out.append(lab == biggest)
+    return out

@@ -1,0 +1,244 @@
+"""Every method's result on the same strokes at once: a grid of small overlays.
+
+The compare view has a worker process of its own (a second
+:class:`~segapp.worker.client.WorkerClient` behind a :class:`~.runner.SegmentRunner`), so
+filling it never delays the result on the canvas and never blocks drawing. After every edit
+the methods are segmented one after another on the newest constraints (the current method
+first is not needed: the canvas shows it; it comes last); an edit made while the view fills
+restarts it on the newest strokes. Each tile shows the method's final labels in the canvas's
+colours (segments matched to the shown result's, :class:`~.colours.SegmentColours`), its
+name, its ARI when a ground truth is open, and its time; with *paper rounding* on, each
+paper's own rounding (``rounding='paper'``) is shown beside, so a person sees what the
+constraint step changed. Clicking a tile makes that method the current one. The view only
+works while it is shown.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QImage, QPixmap
+from PySide6.QtWidgets import QCheckBox, QGridLayout, QLabel, QVBoxLayout, QWidget
+
+from segapp import core
+from segapp.core import render
+from segapp.core.constraints import Kind
+
+from .colours import PALETTE, SegmentColours
+from .runner import SegmentRunner
+
+TILE_SIDE = 140  # a tile's longer side, screen pixels
+COLUMNS = 7  # one row: the view is a tab beside the eigenvectors
+
+
+def tile_rgb(display: np.ndarray, result, slots, side: int = TILE_SIDE) -> np.ndarray:
+    """The result's segments over the picture, at most ``side`` pixels a side, (h, w, 3) uint8."""
+    nm = result.node_map
+    h, w = nm.shape
+    step = max(1, -(-max(h, w) // side))
+    rows, cols = np.arange(0, h, step), np.arange(0, w, step)
+    labels = np.asarray(result.node_labels)[nm.node_map[np.ix_(rows // nm.factor, cols // nm.factor)]]
+    colours = PALETTE[np.asarray(slots)[labels]].astype(np.float32)
+    picture = display[np.ix_(rows, cols)][..., :3].astype(np.float32)
+    a = render.OVERLAY_OPACITY
+    return np.ascontiguousarray((1 - a) * picture + a * colours).astype(np.uint8)
+
+
+def _pixmap(rgb: np.ndarray) -> QPixmap:
+    h, w, _ = rgb.shape
+    return QPixmap.fromImage(QImage(rgb.data, w, h, 3 * w, QImage.Format_RGB888).copy())
+
+
+class Tile(QWidget):
+    """One method: its final labels (and its paper's rounding), name, ARI and time."""
+
+    chosen = Signal(str)
+
+    def __init__(self, method: str):
+        super().__init__()
+        self.method = method
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(2, 2, 2, 2)
+        row = QWidget()
+        rl = QGridLayout(row)
+        rl.setContentsMargins(0, 0, 0, 0)
+        self.final, self.paper = QLabel(), QLabel()
+        for i, lab in enumerate((self.final, self.paper)):
+            lab.setAlignment(Qt.AlignCenter)
+            lab.setMinimumSize(60, 40)
+            rl.addWidget(lab, 0, i)
+        self.paper.hide()
+        self.caption = QLabel(method)
+        self.caption.setAlignment(Qt.AlignCenter)
+        lay.addWidget(row)
+        lay.addWidget(self.caption)
+        self.setToolTip(f"{core.METHODS[method].plain}\nClick to make {method} the current method.")
+        self.seconds = self.ari = None
+        self.stale = True
+
+    def show_result(self, kind: str, pixmap: QPixmap, ari, seconds: float) -> None:
+        (self.final if kind == "final" else self.paper).setPixmap(pixmap)
+        if kind == "final":
+            self.ari, self.seconds, self.stale = ari, seconds, False
+            self._caption()
+
+    def mark_stale(self) -> None:
+        self.stale = True
+        self._caption()
+
+    def _caption(self) -> None:
+        parts = [self.method]
+        if self.ari is not None:
+            parts.append(f"ARI {self.ari:.2f}")
+        if self.seconds is not None:
+            parts.append(f"{1000 * self.seconds:.0f} ms")
+        text = " · ".join(parts)
+        self.caption.setText(text + (" …" if self.stale else ""))
+
+    def mousePressEvent(self, ev):
+        if ev.button() == Qt.LeftButton:
+            self.chosen.emit(self.method)
+
+
+class CompareView(QWidget):
+    """The grid of every method's result on the session's constraints (module docstring).
+
+    Signals
+    -------
+    filled() : every tile shows the newest constraints' result
+    """
+
+    filled = Signal()
+
+    def __init__(self, model, runner: SegmentRunner | None = None):
+        super().__init__()
+        self.model = model
+        self._runner = runner  # made on first use: the view's own worker process
+        self.tiles = {m: Tile(m) for m in core.METHODS}
+        self.paper_box = QCheckBox("each paper's own rounding beside (rounding='paper')")
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.paper_box)
+        grid = QGridLayout()
+        for i, t in enumerate(self.tiles.values()):
+            grid.addWidget(t, i // COLUMNS, i % COLUMNS)
+            t.chosen.connect(model.set_method)
+        lay.addLayout(grid)
+        lay.addStretch(1)
+        self.active = False
+        self._queue: list = []  # (method, kind) still to do for the newest constraints
+        self._rid = None
+        self._sent_image = None
+        self._sent_gt = None
+        self._last: dict = {}  # method -> rid of its last final result (its "previous")
+        self._main_prev = None  # the canvas colours' grid, to match tiles to
+        self.paper_box.toggled.connect(self._on_paper)
+        model.constraintsChanged.connect(self.refill)
+        model.imageChanged.connect(self._on_image)
+        model.segmentsChanged.connect(lambda _k: self.refill())
+        model.paramsChanged.connect(lambda _n: self.refill())
+        model.groundTruthChanged.connect(self.refill)
+
+    # -- life --------------------------------------------------------------------------
+    @property
+    def runner(self) -> SegmentRunner:
+        if self._runner is None:
+            self._runner = SegmentRunner()
+            self._runner.finished.connect(self._on_result)
+            self._runner.failed.connect(self._on_failed)
+        return self._runner
+
+    def set_active(self, on: bool) -> None:
+        """Fill while shown; idle (its worker too) while hidden."""
+        self.active = bool(on)
+        if self.active:
+            self.refill()
+        else:
+            self._queue = []
+
+    def shutdown(self) -> None:
+        if self._runner is not None:
+            self._runner.shutdown()
+
+    @property
+    def busy(self) -> bool:
+        """Tiles still to fill for the newest constraints."""
+        return bool(self._queue) or self._rid is not None
+
+    @property
+    def stale(self) -> bool:
+        """Some tile does not show the newest constraints yet."""
+        return any(t.stale for t in self.tiles.values())
+
+    # -- filling -------------------------------------------------------------------------
+    def refill(self) -> None:
+        """Start over on the newest constraints (drops what was queued for older ones)."""
+        m = self.model
+        if not self.active or m.image is None:
+            return
+        if self._sent_image != m.image_token:
+            self.runner.set_image(m.image_token, m.image)
+            self._sent_image, self._last = m.image_token, {}
+        gt = m.current_ground_truth()
+        if gt is not self._sent_gt:
+            self.runner.set_ground_truth(m.image_token, gt)
+            self._sent_gt = gt
+        order = [x for x in self.tiles if x != m.method] + [m.method]
+        kinds = ("final", "paper") if self.paper_box.isChecked() else ("final",)
+        self._queue = [(x, k) for x in order for k in kinds if not (x == "ncut" and k == "paper")]
+        for t in self.tiles.values():
+            t.mark_stale()
+            t.paper.setVisible(self.paper_box.isChecked() and t.method != "ncut")
+        self._next()
+
+    def _next(self) -> None:
+        if not self._queue:
+            self._rid = None
+            self.filled.emit()
+            return
+        method, kind = self._queue[0]
+        m = self.model
+        s = m.snapshot()
+        params = dict(m.method_params.get(method, {}), **m.rep_params)
+        if kind == "paper":
+            params["rounding"] = "paper"
+        self._rid = self.runner.request(m.image_token, s[Kind.MUST_LINK], s[Kind.CANNOT_LINK], s[Kind.BLOCK],
+                                        method, m.n_segments, params, order=s["order"],
+                                        previous=self._last.get(method) if kind == "final" else None)
+
+    def _on_result(self, rid, result) -> None:
+        if rid != self._rid or not self._queue:
+            return
+        method, kind = self._queue.pop(0)
+        if kind == "final":
+            self._last[method] = rid
+        colours = SegmentColours()
+        colours._prev = self._main_prev
+        info = colours.assign(result, self.model.items(Kind.BLOCK))
+        rgb = tile_rgb(self.model.display, result, info.slots)
+        self.tiles[method].show_result(kind, _pixmap(rgb), result.ari, result.seconds)
+        self._next()
+
+    def _on_failed(self, rid, message) -> None:
+        if rid != self._rid or not self._queue:
+            return
+        method, kind = self._queue.pop(0)
+        if kind == "final":
+            self.tiles[method].caption.setText(f"{method}: {message[:60]}")
+            self.tiles[method].caption.setToolTip(message)
+        self._next()
+
+    def follow_colours(self, colours: SegmentColours) -> None:
+        """Match tiles' colours to the canvas's (its colour grid of the shown result)."""
+        self._main_prev = colours._prev
+
+    def _on_paper(self, _on: bool) -> None:
+        self.refill()
+
+    def _on_image(self) -> None:
+        self._last = {}
+        for t in self.tiles.values():
+            t.final.clear()
+            t.paper.clear()
+            t.ari = t.seconds = None
+            t.mark_stale()
+        self.refill()

@@ -1,0 +1,110 @@
+"""The suggested next stroke, drawn as a ghost on the canvas, and how a person answers it.
+
+The worker sends, with every result, where a stroke would help most
+(:attr:`~segapp.worker.results.SegmentResult.suggestion`, from :func:`core.suggest`): a
+point at the centre of the least certain region and, per segment, its surest point. The
+ghost is a dashed ring at the point with a faint dashed line to each segment's surest point
+in that segment's colour. Clicking the ring opens a menu that says the answer in the terms
+of the tool: "with segment j" adds a must-link from the point to segment j's surest point,
+"not segment s" a cannot-link to its own segment's. The answer is an ordinary edit (undoable
+like a drawn stroke). ``G`` shows or hides the ghost.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QCursor
+from PySide6.QtWidgets import QMenu
+
+from segapp.core.constraints import Kind
+from .edits import LinkEdit
+
+RING_PX = 18  # the ring's diameter on screen
+HIT_PX = 14  # a click this close to the point (screen pixels) answers the suggestion
+
+
+class SuggestionGhost(QObject):
+    """The ghost of one result's suggestion on ``view`` (a pyqtgraph ViewBox).
+
+    Signals
+    -------
+    answered(LinkEdit) : the person said where the suggested point belongs
+    """
+
+    answered = Signal(object)
+
+    def __init__(self, view):
+        super().__init__()
+        self.view = view
+        self.ring = pg.ScatterPlotItem(size=RING_PX, symbol="o", brush=None,
+                                       pen=pg.mkPen((255, 255, 255), width=2, style=Qt.DashLine))
+        self.ring.setZValue(30)
+        self.ring.sigClicked.connect(lambda *_: self.ask(view.getViewWidget()))  # a click on the ring itself
+        self.lines: list = []
+        self.visible = True
+        self.suggestion = None  # (point, segment, anchors) of the shown result
+        self._colors = None
+        self.namer = lambda j: f"segment {j + 1}"  # the legend's name of segment j (the window sets it)
+        view.addItem(self.ring, ignoreBounds=True)
+
+    def show(self, suggestion, colors=None) -> None:
+        """Draw ``suggestion`` (or nothing for None), each segment's line in ``colors[j]``."""
+        self.suggestion = suggestion
+        self._colors = None if colors is None else np.asarray(colors)
+        self._draw()
+
+    def set_visible(self, on: bool) -> None:
+        self.visible = bool(on)
+        self._draw()
+
+    def _draw(self) -> None:
+        for it in self.lines:
+            self.view.removeItem(it)
+        self.lines = []
+        if self.suggestion is None or not self.visible:
+            self.ring.setData([], [])
+            return
+        (r, c), _, anchors = self.suggestion
+        self.ring.setData([c + 0.5], [r + 0.5])
+        for j, a in enumerate(anchors):
+            if a is None:
+                continue
+            rgb = (255, 255, 255) if self._colors is None or j >= len(self._colors) else tuple(int(v) for v in self._colors[j])
+            line = pg.PlotCurveItem([c + 0.5, a[1] + 0.5], [r + 0.5, a[0] + 0.5],
+                                    pen=pg.mkPen((*rgb, 200), width=1.5, style=Qt.DotLine))
+            line.setZValue(29)
+            self.view.addItem(line, ignoreBounds=True)
+            self.lines.append(line)
+
+    def hit(self, x: float, y: float, tolerance: float) -> bool:
+        """Whether view point (x, y) is within ``tolerance`` (view units) of the shown point."""
+        if self.suggestion is None or not self.visible:
+            return False
+        r, c = self.suggestion[0]
+        return (x - c - 0.5) ** 2 + (y - r - 0.5) ** 2 <= tolerance ** 2
+
+    def answers(self) -> list[tuple[str, LinkEdit]]:
+        """The answers a person can give, as ``(menu text, edit)``."""
+        if self.suggestion is None:
+            return []
+        (r, c), own, anchors = self.suggestion
+        out = []
+        for j, a in enumerate(anchors):
+            if a is not None:
+                mine = " (as now)" if j == own else ""
+                out.append((f"Belongs with {self.namer(j)}{mine}: must-link",
+                            LinkEdit(Kind.MUST_LINK, r, c, a[0], a[1])))
+        if own < len(anchors) and anchors[own] is not None:
+            a = anchors[own]
+            out.append((f"Not {self.namer(own)}: cannot-link", LinkEdit(Kind.CANNOT_LINK, r, c, a[0], a[1])))
+        return out
+
+    def ask(self, parent=None) -> None:
+        """The answer menu at the mouse; the chosen answer is emitted as ``answered``."""
+        menu = QMenu(parent)
+        for text, edit in self.answers():
+            menu.addAction(text, lambda e=edit: self.answered.emit(e))
+        menu.popup(QCursor.pos())
+        self._menu = menu  # kept alive while shown

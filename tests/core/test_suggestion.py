@@ -1,0 +1,114 @@
+"""Where the next stroke would help most (core.suggest), and the simulated users who follow
+the suggestions or click at random inside the error (segapp evaluate --user)."""
+
+import csv
+import warnings
+
+import numpy as np
+import pytest
+
+from segapp import core
+from segapp.core import suggestion as S
+from segapp.core.eval import clicks, simulate
+
+from ..helpers import make_bsds
+
+H, W = 48, 64
+
+
+def _three_bands(noise=0.03):
+    """Three vertical bands of different colours; truth 0 / 1 / 2."""
+    rng = np.random.RandomState(0)
+    cols = np.arange(W) * 3 // W
+    colours = np.array([[0.8, 0.2, 0.2], [0.2, 0.7, 0.3], [0.2, 0.3, 0.8]])
+    img = colours[cols][None].repeat(H, 0) + noise * rng.randn(H, W, 3)
+    return np.clip(img, 0, 1), np.broadcast_to(cols[None], (H, W)).astype(np.int32)
+
+
+def _segment(img, cons=None, k=3, method="e2cp"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return core.segment(img, cons, method=method, n_segments=k, representation="grid", max_nodes=48)
+
+
+def test_the_suggestion_is_where_the_other_methods_disagree():
+    img, truth = _three_bands()
+    seg = _segment(img)
+    other = seg.labels.copy()
+    other[8:40, 2:18] = (other[8:40, 2:18] + 1) % 3  # another method puts this block elsewhere
+    best = core.suggest(seg, others=[other, other])[0]
+    r, c = best.point
+    assert 8 <= r < 40 and 2 <= c < 18  # inside the disputed block
+    assert len(best.anchors) == 3 and all(a is not None for a in best.anchors)
+    assert all(not (8 <= a[0] < 40 and 2 <= a[1] < 18) for a in best.anchors)  # anchors outside it
+
+
+def test_without_strokes_or_others_it_still_suggests_and_excludes_what_was_asked():
+    img, _ = _three_bands(noise=0.2)
+    seg = _segment(img)
+    first = core.suggest(seg, n_suggestions=3)
+    assert first and all(0 <= s.point[0] < H and 0 <= s.point[1] < W for s in first)
+    assert [s.score for s in first] == sorted((s.score for s in first), reverse=True)
+    again = core.suggest(seg, n_suggestions=3, exclude=[first[0].point])
+    assert all(first[0].point != s.point for s in again)
+    with pytest.raises(core.ParameterError, match="n_suggestions"):
+        core.suggest(seg, n_suggestions=0)
+
+
+def test_a_stroke_makes_its_surroundings_certain():
+    img, _ = _three_bands(noise=0.2)
+    seg = _segment(img)
+    cons = core.Constraints(must_link=[(24, 5, 24, 15)])
+    seg2 = _segment(img, cons)
+    rep, _, _ = S.node_level(seg2)
+    near = rep.node_at(24, 10)
+    c0 = S.certainty(seg, core.Constraints())
+    c1 = S.certainty(seg2, cons)
+    assert c1[near] > c0[rep.node_at(24, 10)] - 1e-9 and c1[near] > 0.5
+
+
+@pytest.mark.parametrize("others", [False, True])
+def test_the_follower_draws_correct_strokes_only(others):
+    img, truth = _three_bands(noise=0.15)
+    target = truth.copy()
+    cons, asked, seg = core.Constraints(), [], None
+    for _ in range(4):
+        seg = _segment(img, cons)
+        committee = [_segment(img, cons, method=m).labels for m in ("csp", "rom")] if others else ()
+        click = simulate.suggestion_click(seg, cons, target, asked, committee)
+        if click is None:
+            break
+        cons = simulate.add_round(cons, click, "strokes", target.shape, target)
+    for r1, c1, r2, c2, _w in cons.must_link:
+        assert target[r1, c1] == target[r2, c2]
+    for r1, c1, r2, c2, _w in cons.cannot_link:
+        assert target[r1, c1] != target[r2, c2]
+    assert len(cons.must_link) + len(cons.cannot_link) > 0
+
+
+def test_the_random_user_clicks_inside_the_largest_error():
+    pred = np.zeros((H, W), np.int32)
+    target = np.zeros((H, W), np.int32)
+    target[:, 40:] = 1  # the right part is wrong in pred
+    target[:4, :4] = 1  # a small wrong corner too
+    rng = np.random.RandomState(0)
+    for _ in range(5):
+        p, g, hp, gp = simulate.next_click(pred, target, rng=rng)
+        assert p[1] >= 40 and g == 1
+    mask = np.where(target == 1, 255, 0).astype(np.uint8)
+    r, c, positive = clicks.random_click(np.zeros((H, W), bool), mask, np.zeros((H, W), bool), rng)
+    assert positive and c >= 40
+
+
+@pytest.mark.parametrize("user", ["suggestions", "suggestions-alone", "random-in-error"])
+def test_evaluate_with_users_who_do_not_see_the_error(tmp_path, user):
+    from segapp.cli import main
+
+    root = make_bsds(tmp_path / "bsds", n=1, h=40, w=60)
+    out = tmp_path / "res.csv"
+    rc = main(["evaluate", "--bsds", str(root), "--segments", "2", "--rounds", "2", "--user", user,
+               "--methods", "e2cp", "--out", str(out)])
+    assert rc == 0
+    rows = list(csv.DictReader(open(out)))
+    assert [int(r["round"]) for r in rows] == [0, 1, 2]
+    assert f"user {user}" in (tmp_path / "res_summary.md").read_text()

@@ -1,0 +1,118 @@
+"""What no other tool has: the suggested next stroke on the canvas, every method side by side,
+and the result following the pointer while a stroke is dragged (pytest-qt, offscreen)."""
+
+import numpy as np
+from PySide6.QtCore import Qt
+
+from segapp import core
+from segapp.core.constraints import Kind
+from segapp.gui.canvas import MUST
+from PySide6.QtCore import QEvent
+
+from tests.probe import _send, click, pixel_to_viewport, stroke_events
+
+from .conftest import RESULT_TIMEOUT_MS, draw, settle
+
+
+def test_every_result_carries_a_suggestion_the_canvas_shows_and_g_hides(qtbot, window):
+    res = window.model.result
+    assert res.suggestion is not None
+    (r, c), own, anchors = res.suggestion
+    h, w = window.model.shape
+    assert 0 <= r < h and 0 <= c < w and len(anchors) == res.n_segments
+    ghost = window.canvas.ghost
+    assert ghost.suggestion == res.suggestion and len(ghost.ring.data) == 1
+    window.canvas.setFocus()
+    qtbot.keyClick(window.canvas, Qt.Key_G)  # View → Suggest the next stroke (G)
+    assert not ghost.visible and len(ghost.ring.data) == 0
+    qtbot.keyClick(window.canvas, Qt.Key_G)
+    assert ghost.visible and len(ghost.ring.data) == 1
+
+
+def test_answering_the_suggestion_is_an_undoable_stroke(qtbot, window):
+    ghost = window.canvas.ghost
+    answers = ghost.answers()
+    names = [text for text, _ in answers]
+    assert any("must-link" in t for t in names) and any("cannot-link" in t for t in names)
+    text, edit = next((t, e) for t, e in answers if e.kind == Kind.MUST_LINK)
+    assert text.startswith("Belongs with " + window.side.legend.name_of(0)) or "Belongs with" in text
+    with qtbot.waitSignal(window.model.resultChanged, timeout=RESULT_TIMEOUT_MS):
+        ghost.answered.emit(edit)  # what choosing the menu entry does
+    settle(qtbot, window)
+    assert window.model.items(Kind.MUST_LINK)[-1][:4] == (edit.r1, edit.c1, edit.r2, edit.c2)
+    window.model.undo_group.undo()
+    assert window.model.items(Kind.MUST_LINK) == []
+
+
+def test_a_click_on_the_ring_opens_the_answers(qtbot, window):
+    (r, c), _, _ = window.model.result.suggestion
+    asked = []
+    window.canvas.ghost.ask = lambda parent=None: asked.append(True)
+    click(window.canvas, r + 0.5, c + 0.5)
+    assert asked
+
+
+def test_the_compare_view_fills_every_method_and_a_click_chooses_one(qtbot, window):
+    draw(qtbot, window, MUST, 40, 60, 200, 300)
+    cmp = window.compare
+    with qtbot.waitSignal(cmp.filled, timeout=4 * RESULT_TIMEOUT_MS):
+        window.compare_dock.show()
+        window.compare_dock.raise_()  # a tab beside the eigenvectors, brought to the front
+    assert not cmp.stale and set(cmp.tiles) == set(core.METHODS)
+    for tile in cmp.tiles.values():
+        assert not tile.final.pixmap().isNull() and "ms" in tile.caption.text()
+    other = next(m for m in core.METHODS if m != window.model.method)
+    qtbot.mouseClick(cmp.tiles[other], Qt.LeftButton)
+    assert window.model.method == other
+    with qtbot.waitSignal(cmp.filled, timeout=4 * RESULT_TIMEOUT_MS):
+        cmp.paper_box.setChecked(True)  # each paper's own rounding beside the final labels
+    assert all(not t.paper.pixmap().isNull() for m, t in cmp.tiles.items() if m != "ncut")
+    settle(qtbot, window)
+    window.compare_dock.hide()
+    assert not cmp.active
+
+
+def test_a_dragged_stroke_is_previewed_before_it_is_committed(qtbot, window):
+    pre = window.controller.preview
+    seen = []
+    pre.shown.connect(seen.append)
+    window.canvas.view.tool = MUST
+    events = stroke_events(window.canvas, 40, 60, 200, 300, steps=6)
+    for send in events[:-1]:  # press and moves, not the release
+        send()
+    qtbot.waitUntil(lambda: bool(seen), timeout=RESULT_TIMEOUT_MS)
+    assert window.model.items(Kind.MUST_LINK) == []  # nothing committed while dragging
+    assert seen[-1] is not window.model.result
+    with qtbot.waitSignal(window.model.resultChanged, timeout=RESULT_TIMEOUT_MS):
+        events[-1]()  # release: the stroke is an edit
+    settle(qtbot, window)
+    assert len(window.model.items(Kind.MUST_LINK)) == 1
+
+
+def test_preview_off_sends_nothing_while_dragging(qtbot, window):
+    window.preview_action.setChecked(False)
+    pre = window.controller.preview
+    before = pre.count
+    for send in stroke_events(window.canvas, 40, 60, 200, 300, steps=6)[:-1]:
+        send()
+    qtbot.wait(300)  # nothing to wait for: no request may go out
+    assert pre.count == before and window.runner.idle
+    window.preview_action.setChecked(True)
+
+
+def test_a_previewed_drag_dropped_short_shows_the_committed_result_again(qtbot, window):
+    seen = []
+    window.controller.preview.shown.connect(seen.append)
+    window.canvas.view.tool = MUST
+    events = stroke_events(window.canvas, 40, 60, 200, 300, steps=6)
+    for send in events[:-1]:
+        send()
+    qtbot.waitUntil(lambda: bool(seen), timeout=RESULT_TIMEOUT_MS)
+    vp = window.canvas.viewport()
+    back = pixel_to_viewport(window.canvas, 40, 60)
+    _send(vp, QEvent.MouseMove, back, Qt.LeftButton)  # move back to the start
+    with qtbot.waitSignal(window.model.resultChanged, timeout=RESULT_TIMEOUT_MS):
+        _send(vp, QEvent.MouseButtonRelease, back, Qt.NoButton, Qt.LeftButton)  # where it began: no stroke
+    settle(qtbot, window)
+    assert window.model.items(Kind.MUST_LINK) == []
+    assert np.array_equal(window.canvas._node_labels, window.model.result.node_labels)
