@@ -12,7 +12,13 @@ release to the first repaint of the canvas after the new result. "GUI block" is 
 gap of a 5 ms heartbeat timer on the GUI thread while the strokes are drawn and computed,
 wall clock (so a loaded machine inflates it); "GUI busy" is the most CPU time the GUI thread
 itself used between two ticks. Peak memory adds the peak resident sizes of the window's
-process and of the worker process.
+process and of the worker process; the preview's and the compare view's own workers (made on
+first use) are given beside.
+
+Then, on the small image (``--no-extras`` skips this): **preview while drawing** -- a
+two-second must-link drag per method, a mouse move every 1/60 s, counting the previews shown
+before the release; and the **compare view** -- shown, then after each of ``--strokes``
+strokes the time from the release until all seven methods' tiles show the new strokes.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ def parse(argv):
     from bench.speed import common_args
 
     p = common_args(__doc__, 10, 5, "method")
+    p.add_argument("--no-extras", action="store_true", help="skip the preview and compare-view tables")
     return p.parse_args(argv)
 
 
@@ -122,12 +129,62 @@ class Bench:
         self.settle()
         return latency
 
-    def worker_peak_mb(self) -> float:
+    def preview_drag(self, r1, c1, r2, c2, seconds: float = 2.0, hz: float = 60.0):
+        """Drag a must-link from (r1, c1) to (r2, c2) over ``seconds``, a move every 1/``hz`` s,
+        and release: previews shown per second while dragging."""
+        from PySide6.QtCore import QEvent, QPoint, Qt
+
+        from segapp.gui.canvas import MUST
+        from tests.probe import _send, pixel_to_viewport
+
+        w = self.w
+        w.canvas.view.tool = MUST
+        vp = w.canvas.viewport()
+        a, b = pixel_to_viewport(w.canvas, r1, c1), pixel_to_viewport(w.canvas, r2, c2)
+        before = w.controller.preview.count
+        _send(vp, QEvent.MouseButtonPress, a, Qt.LeftButton, Qt.LeftButton)
+        n = int(seconds * hz)
+        t0 = time.perf_counter()
+        for k in range(1, n + 1):
+            t = k / n
+            _send(vp, QEvent.MouseMove, QPoint(round(a.x() + t * (b.x() - a.x())), round(a.y() + t * (b.y() - a.y()))),
+                  Qt.LeftButton)
+            while time.perf_counter() < t0 + k / hz:
+                self.app.processEvents()
+                time.sleep(0.001)
+        shown = w.controller.preview.count - before
+        took = time.perf_counter() - t0
+        _send(vp, QEvent.MouseButtonRelease, b, Qt.NoButton, Qt.LeftButton)
+        self.settle()
+        return shown / took
+
+    def compare_after_stroke(self, tool, r1, c1, r2, c2) -> float:
+        """With the compare view shown: seconds from the release to every tile filled."""
+        from tests.probe import stroke_events
+
+        w = self.w
+        w.canvas.view.tool = tool
+        events = stroke_events(w.canvas, r1, c1, r2, c2)
+        for send in events[:-1]:
+            send()
+            self.app.processEvents()
+        self.run_until(lambda: not w.compare.busy)
+        t0 = time.perf_counter()
+        events[-1]()
+        self.run_until(lambda: w.compare.busy)
+        self.run_until(lambda: not w.compare.busy)
+        took = time.perf_counter() - t0
+        self.settle()
+        return took
+
+    def worker_peak_mb(self, runner=None) -> float:
+        """Peak resident size of ``runner``'s worker process (default: the window's own)."""
         from segapp.worker.messages import Op
 
+        runner = runner or self.w.runner
         got = {}
-        self.w.runner.taskDone.connect(lambda name, value: got.update(value) if name == Op.DIAGNOSTICS else None)
-        self.w.runner.call(Op.DIAGNOSTICS)
+        runner.taskDone.connect(lambda name, value: got.update(value) if name == Op.DIAGNOSTICS else None)
+        runner.call(Op.DIAGNOSTICS)
         self.run_until(lambda: bool(got))
         return got["peak_rss_mb"]
 
@@ -180,8 +237,11 @@ def _run(a, home: str) -> int:
             rows.append((f"{w}x{h}", m, bench.w.model.result.n_nodes, np.median(lat), np.percentile(lat, 90),
                          bench.beat.longest_gap_ms(), bench.beat.longest_busy_ms()))
             print(f"  {w}x{h} {m}: median {np.median(lat):.3f} s", file=sys.stderr, flush=True)
+    extra = _preview_and_compare(bench, a, np) if not a.no_extras else None
     gui_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     worker_mb = bench.worker_peak_mb()
+    more = {name: bench.worker_peak_mb(r) for name, r in (("preview", bench.w.controller.preview._runner),
+                                                          ("compare", bench.w.compare._runner)) if r is not None}
     bench.w.close()
     print(f"segapp GUI latency, offscreen, default settings, {time.strftime('%Y-%m-%d')}, "
           f"{os.cpu_count()} cores; {a.strokes} strokes per method at 481x321, {a.large_strokes} at 4000x3000")
@@ -196,9 +256,69 @@ def _run(a, home: str) -> int:
     for size, shown, first in opens:
         print(f"| {size} | {shown:.2f} | {first:.2f} |")
     print()
+    if extra is not None:
+        _print_extras(*extra)
     print(f"peak memory: window process {gui_mb:.0f} MB + worker process {worker_mb:.0f} MB = "
-          f"{gui_mb + worker_mb:.0f} MB (sum of each process's peak)")
+          f"{gui_mb + worker_mb:.0f} MB (sum of each process's peak)"
+          + "".join(f"; the {name} worker {mb:.0f} MB" for name, mb in more.items()))
     return 0
+
+
+def _preview_and_compare(bench, a, np):
+    """On the small image again: previews per second during two-second drags (each method),
+    and the compare view's fill time after strokes, with the GUI thread's longest gaps."""
+    from segapp import core
+    from segapp.gui.canvas import CANNOT, MUST
+
+    bench.open(a.image)
+    h, w = bench.w.model.shape
+    methods = a.methods.split(",") if a.methods else [m for m in core.METHODS if m != "ncut"]
+    rate = []
+    for m in methods:
+        bench.w.model.set_method(m)
+        bench.w.model.clear()
+        bench.settle()
+        bench.beat.start()
+        ups = bench.preview_drag(h // 5, w // 6, 4 * h // 5, 5 * w // 6)
+        bench.beat.stop()
+        rate.append((m, ups, bench.beat.longest_gap_ms(), bench.beat.longest_busy_ms()))
+        print(f"  preview {m}: {ups:.1f} per s", file=sys.stderr, flush=True)
+    bench.w.model.set_method("e2cp")
+    bench.w.model.clear()
+    bench.settle()
+    bench.w.compare_dock.show()
+    bench.w.compare_dock.raise_()
+    bench.run_until(lambda: not bench.w.compare.busy)
+    rng = np.random.RandomState(1)
+    fills = []
+    bench.beat.start()
+    for k in range(a.strokes):
+        r1, r2 = rng.randint(h, size=2)
+        c1, c2 = rng.randint(w, size=2)
+        if np.hypot(r2 - r1, c2 - c1) >= 10:
+            fills.append(bench.compare_after_stroke(MUST if k % 2 == 0 else CANNOT, r1, c1, r2, c2))
+    bench.beat.stop()
+    compare = (np.median(fills), np.percentile(fills, 90), bench.beat.longest_gap_ms(), bench.beat.longest_busy_ms())
+    bench.w.compare_dock.hide()
+    print(f"  compare view: median {compare[0]:.2f} s", file=sys.stderr, flush=True)
+    return rate, compare, f"{w}x{h}"
+
+
+def _print_extras(rate, compare, size) -> None:
+    print()
+    print(f"Preview while drawing at {size}: a two-second must-link drag, 60 moves per second")
+    print()
+    print("| method | previews per second | GUI block, wall (ms) | GUI busy (ms) |")
+    print("|---|---|---|---|")
+    for m, ups, block, busy in rate:
+        print(f"| {m} | {ups:.1f} | {block:.0f} | {busy:.0f} |")
+    print()
+    print(f"Compare view at {size}: release of a stroke to all seven methods on screen (e2cp current)")
+    print()
+    print("| median (s) | p90 (s) | GUI block, wall (ms) | GUI busy (ms) |")
+    print("|---|---|---|---|")
+    print(f"| {compare[0]:.2f} | {compare[1]:.2f} | {compare[2]:.0f} | {compare[3]:.0f} |")
+    print()
 
 
 if __name__ == "__main__":

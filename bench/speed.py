@@ -13,7 +13,8 @@ re-segmented after each of a sequence of strokes (**per stroke**: median and p90
 previous result passed along as the window does, at K = 2 and K = 3). Strokes join two random pixels of the K largest ground-truth segments: must-link
 within one, cannot-link across. The random walker (mode ``cg_mg``) runs in its own process on
 the same image with seeds at the same stroke endpoints, labelled with their true segment,
-one call per stroke; **ratio** = its median over the method's (K = 2 and 3 pooled). **Peak
+one call per stroke; **suggestion**: ``core.suggest`` on each result (the worker sends its
+best with every result); **ratio** = its median over the method's (K = 2 and 3 pooled). **Peak
 memory** is the process's peak resident size (image included). Timings on a loaded machine
 are noisy: quote them with the date and the load.
 """
@@ -115,12 +116,16 @@ def child(image_path: str, gt_path: str, what: str, n: int) -> dict:
         seg = core.segment(prep, None, method=what, n_segments=2)
         out["first_s"] = time.perf_counter() - t0
         out["nodes"] = seg.params["n_nodes"]  # the method's graph (seg.n_nodes adds refined parts)
+        out["suggest_s"] = []
         for k in (2, 3):
             ts, shown = [], None
             for cons in stroke_sequence(tg[k], n):
                 t = time.perf_counter()  # as the window's worker: the result on screen goes along
                 shown = core.segment(prep, cons, method=what, n_segments=k, previous=shown)
                 ts.append(time.perf_counter() - t)
+                t = time.perf_counter()  # the suggested next stroke the worker sends with it
+                core.suggest(shown, cons)
+                out["suggest_s"].append(time.perf_counter() - t)
             out["stroke_s"][k] = ts
     out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return out
@@ -146,24 +151,25 @@ def large_copy(src: Path, folder: Path) -> Path:
 
 def table(rows: list, rw: dict) -> list[str]:
     lines = ["| method | nodes | first result (s) | per stroke K=2 median / p90 (ms) | "
-             "K=3 median / p90 (ms) | peak memory (MB) | random walker / method |",
-             "|---|---|---|---|---|---|---|"]
+             "K=3 median / p90 (ms) | suggestion median / max (ms) | peak memory (MB) | random walker / method |",
+             "|---|---|---|---|---|---|---|---|"]
     rw_med = np.median(rw["stroke_s"]["2"] + rw["stroke_s"]["3"]) if "error" not in rw else np.nan
     for r in rows:
         if "error" in r:
-            lines.append(f"| {r['what']} | failed: {r['error']} | | | | | |")
+            lines.append(f"| {r['what']} | failed: {r['error']} | | | | | | |")
             continue
         cells = [f"{1000 * np.median(r['stroke_s'][k]):.0f} / {1000 * np.percentile(r['stroke_s'][k], 90):.0f}"
                  for k in ("2", "3")]
         med = np.median(r["stroke_s"]["2"] + r["stroke_s"]["3"])
+        sug = r.get("suggest_s") or [np.nan]
         lines.append(f"| {r['what']} | {r['nodes']} | {r['first_s']:.2f} | {cells[0]} | {cells[1]} | "
-                     f"{r['peak_mb']:.0f} | {rw_med / med:.1f}x |")
+                     f"{1000 * np.median(sug):.0f} / {1000 * np.max(sug):.0f} | {r['peak_mb']:.0f} | {rw_med / med:.1f}x |")
     if "error" in rw:
-        lines.append(f"| random_walker (cg_mg) | failed: {rw['error']} | | | | | |")
+        lines.append(f"| random_walker (cg_mg) | failed: {rw['error']} | | | | | | |")
     else:
         cells = [f"{1000 * np.median(rw['stroke_s'][k]):.0f} / {1000 * np.percentile(rw['stroke_s'][k], 90):.0f}"
                  for k in ("2", "3")]
-        lines.append(f"| random_walker (cg_mg) | pixels | | {cells[0]} | {cells[1]} | {rw['peak_mb']:.0f} | 1 |")
+        lines.append(f"| random_walker (cg_mg) | pixels | | {cells[0]} | {cells[1]} | | {rw['peak_mb']:.0f} | 1 |")
     return lines
 
 

@@ -223,6 +223,8 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
     used["n_nodes"] = rep.n_nodes
     if out is not rep:
         res.info["split_nodes"] = out.n_nodes - rep.n_nodes
+    if constraints.blocks:
+        res.labels = number_by_block_labels(res.labels, constraints.blocks, out, n_segments)
     refined = None
     if rep_p["rounding"] == "constrained":
         refined = _refine_pixels(res, out, rep, constraints, rep_p, n_segments)
@@ -233,6 +235,31 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
                         honoured(constraints, lambda r, c: node_labels[out.node_at(r, c)],
                                  lambda block: node_labels[out.nodes_of_block(block)]),
                         refined if refined is not None and refined.representation is not refined.base else None)
+
+
+def number_by_block_labels(labels: np.ndarray, blocks, rep, k: int) -> np.ndarray:
+    """``labels`` (per node of ``rep``) renumbered so that a segment holding blocks or brush
+    regions of label ``L <= k`` is segment ``L - 1`` (the label most of its block pixels have;
+    Hungarian when two segments claim one label); the other segments keep their order in the
+    numbers left. So a labelled region exports as the same value whatever led to the result
+    (the result on screen, another image in between, the method)."""
+    from scipy.optimize import linear_sum_assignment
+
+    labels = np.asarray(labels, np.int64)
+    votes = np.zeros((k, k))
+    for b in blocks:
+        if 1 <= b.label <= k:
+            nodes = rep.nodes_of_block(b)
+            np.add.at(votes, (labels[nodes], b.label - 1), 1.0)
+    rows, cols = linear_sum_assignment(-votes)
+    keep = votes[rows, cols] > 0
+    to = np.full(k, -1)
+    to[rows[keep]] = cols[keep]
+    free = [c for c in range(k) if c not in set(to.tolist())]
+    for seg in range(k):
+        if to[seg] < 0:
+            to[seg] = free.pop(0)
+    return to[labels]
 
 
 def _checked_segments(n_segments) -> int:

@@ -45,6 +45,7 @@ REACH = 0.02  # lam: the walk's prior weight per unit degree (smaller reaches fu
 STROKE_WEIGHT = 0.7  # the strokes' share of the certainty once there is a stroke
 THRESHOLD = 0.0  # nodes less certain than this (more doubt than belief) form candidate regions
 LEAST = 0.2  # when no node is under THRESHOLD, the least certain fifth forms the regions
+STROKE_ANCHORS = True  # a segment's anchor is its oldest stroke end where it has one
 GRID_SIDE = 160  # centres are found on a grid at most this many pixels a side
 
 
@@ -233,6 +234,8 @@ def suggest(seg, constraints: Constraints | None = None, n_suggestions: int = 1,
         point = grid.centre(inside)
         anchors = tuple(grid.centre(a) if a is not None else None
                         for a in _anchor_masks(grid, labels, c >= threshold, ~inside, int(seg.params["n_segments"])))
+        if STROKE_ANCHORS:
+            anchors = _stroke_anchors(constraints, rep, labels, anchors, set(nodes.tolist()))
         out.append(Suggestion(point, int(labels[nodes[0]]), anchors, float(score), nodes))
         if len(out) == n_suggestions:
             break
@@ -257,6 +260,23 @@ def _regions(W, labels, c, sizes, threshold):
     scores = np.bincount(comp[comp >= 0], weights=weight[comp >= 0], minlength=comp.max() + 1)[ids]
     order = np.argsort(-scores, kind="stable")
     return [(np.flatnonzero(comp == ids[i]), scores[i]) for i in order]
+
+
+def _stroke_anchors(constraints, rep, labels, anchors: tuple, region: set) -> tuple:
+    """Each segment's anchor moved to its oldest stroke end outside ``region`` (what the person
+    already said lies there), where it has one."""
+    if constraints is None:
+        return anchors
+    out = list(anchors)
+    done = set()
+    for kind in (Kind.MUST_LINK, Kind.CANNOT_LINK):
+        for link in getattr(constraints, kind):
+            for r, c in ((link[0], link[1]), (link[2], link[3])):
+                node = rep.node_at(int(r), int(c))
+                j = int(labels[node])
+                if j not in done and node not in region and j < len(out):
+                    out[j], _ = (int(r), int(c)), done.add(j)
+    return tuple(out)
 
 
 class _Grid:

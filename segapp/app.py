@@ -80,7 +80,8 @@ def run(args) -> int:
     if getattr(args, "size", None):
         win.resize(*args.size)
     win.show()
-    if getattr(args, "compare", False):
+    if getattr(args, "compare", None):
+        win.compare.paper_box.setChecked(args.compare == "paper")
         win.compare_dock.show()
         win.compare_dock.raise_()
     if not args.screenshot:

@@ -17,8 +17,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--method", help="method to select")
     p.add_argument("--segments", type=int, help="number of segments")
     p.add_argument("--berkeley", metavar="FOLDER", help="open a BSDS500-layout folder in the browser")
-    p.add_argument("--compare", action="store_true",
-                   help="open the compare view: every method's result on the same strokes (View → Compare methods)")
+    p.add_argument("--compare", nargs="?", const="final", choices=("final", "paper"),
+                   help="open the compare view: every method's result on the same strokes (View → Compare "
+                        "methods); '--compare paper' also shows each paper's own rounding beside")
     p.add_argument("--screenshot", metavar="OUT.png",
                    help="open, segment, save a picture of the window and exit (works offscreen)")
     p.add_argument("--size", metavar="WxH", type=window_size,

@@ -68,6 +68,8 @@ class Tile(QWidget):
             lab.setMinimumSize(60, 40)
             rl.addWidget(lab, 0, i)
         self.paper.hide()
+        self.final.setToolTip(f"{method}: final labels (the constraint step and the pixel refinement)")
+        self.paper.setToolTip(f"{method}: its paper's own rounding (rounding='paper')")
         self.caption = QLabel(method)
         self.caption.setAlignment(Qt.AlignCenter)
         lay.addWidget(row)
@@ -92,8 +94,10 @@ class Tile(QWidget):
             parts.append(f"ARI {self.ari:.2f}")
         if self.seconds is not None:
             parts.append(f"{1000 * self.seconds:.0f} ms")
-        text = " · ".join(parts)
-        self.caption.setText(text + (" …" if self.stale else ""))
+        text = " · ".join(parts) + (" …" if self.stale else "")
+        if not self.paper.isHidden():
+            text += "\nfinal | paper's rounding"
+        self.caption.setText(text)
 
     def mousePressEvent(self, ev):
         if ev.button() == Qt.LeftButton:
@@ -186,8 +190,8 @@ class CompareView(QWidget):
         kinds = ("final", "paper") if self.paper_box.isChecked() else ("final",)
         self._queue = [(x, k) for x in order for k in kinds if not (x == "ncut" and k == "paper")]
         for t in self.tiles.values():
-            t.mark_stale()
             t.paper.setVisible(self.paper_box.isChecked() and t.method != "ncut")
+            t.mark_stale()
         self._next()
 
     def _next(self) -> None:

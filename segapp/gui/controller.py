@@ -57,7 +57,7 @@ class Controller(QObject):
         model.settingsChanged.connect(self.resegment)
         model.groundTruthChanged.connect(self._on_ground_truth)
         model.errorOccurred.connect(self.error)
-        self.preview = Preview(model, self.runner)
+        self.preview = Preview(model)
         self.preview.paused.connect(lambda text: self.statusChanged.emit(text, "", False))
         r = self.runner
         r.finished.connect(self._on_result)
@@ -97,8 +97,6 @@ class Controller(QObject):
             self._show_result()
 
     def _on_result(self, rid, result) -> None:
-        if self.preview.owns(rid):
-            return self.preview.deliver(rid, result)
         current = result.ari_token == self._gt_token
         self.ari = result.ari if current else None
         if not current and self.model.current_ground_truth() is not None:
@@ -207,5 +205,6 @@ class Controller(QObject):
 
     def shutdown(self) -> None:
         self.clock.stop()
+        self.preview.shutdown()
         self.runner.shutdown()
         self.files.shutdown()

@@ -170,7 +170,8 @@ class MainWindow(QMainWindow):
         m, c, canvas = self.model, self.controller, self.canvas
         canvas.edited.connect(m.apply)
         canvas.previewing.connect(c.preview.request)
-        canvas.previewDropped.connect(c.resegment)  # the result without the dropped stroke again
+        canvas.previewDropped.connect(self._preview_dropped)
+        canvas.edited.connect(lambda _e: c.preview.released())
         c.preview.shown.connect(self.side.legend.show_result)  # coloured as results are, then painted
         m.imageChanged.connect(self._on_image)
         m.itemInserted.connect(lambda kind, i: canvas.layer.insert(kind, i, m.items(kind)[i]))
@@ -197,6 +198,12 @@ class MainWindow(QMainWindow):
         return_focus_in(self.side, self.canvas)  # M, Ctrl+Z… reach the canvas after a number is entered
 
     # -- reactions --------------------------------------------------------------------
+    def _preview_dropped(self) -> None:
+        """A previewed drag ended without a stroke: the committed result again."""
+        self.controller.preview.released()
+        if self.model.result is not None:
+            self.side.legend.show_result(self.model.result)
+
     def _set_preview(self, on: bool) -> None:
         self.controller.preview.set_enabled(on)
         persistence.settings().setValue("preview", bool(on))

@@ -1,11 +1,14 @@
 """Preview while drawing: the result for a link or block as it stands, while it is dragged.
 
-While the mouse drags a must-link, cannot-link or block, every move asks the worker for the
-result with that item added (not yet an edit: nothing enters the undo stack or the session's
-constraints). The runner keeps only the newest request waiting, so the preview follows the
-pointer at the worker's pace and drops positions it cannot keep up with. The preview skips
-the pixel refinement (``pixel_band=0``: node outlines, about half the time per result); the
-refined result comes when the stroke is released and committed as any edit.
+While the mouse drags a must-link, cannot-link or block, every move asks for the result with
+that item added (not yet an edit: nothing enters the undo stack or the session's
+constraints). Previews run in a worker process of their own, made on the first drag, so the
+window's worker is free when the stroke is released (its result does not wait for a preview
+still computing). That runner keeps only the newest request waiting and shows every result
+newer than the last shown, so the preview follows the pointer at the worker's pace and drops
+positions it cannot keep up with. The preview skips the pixel refinement (``pixel_band=0``:
+node outlines, about half the time per result); the refined result comes when the stroke is
+released and committed as any edit.
 
 On by default; View → Preview while drawing turns it off (kept in the settings). It pauses
 itself for an image where a result takes longer than :data:`SLOW_S` (the machine does not
@@ -39,17 +42,35 @@ class Preview(QObject):
     shown = Signal(object)
     paused = Signal(str)
 
-    def __init__(self, model, runner):
+    def __init__(self, model, runner=None):
+        """``runner``: a :class:`~.runner.SegmentRunner` (with ``every_newer``) to use; by
+        default one with a worker process of its own is made on the first drag."""
         super().__init__()
-        self.model, self.runner = model, runner
+        self.model, self._runner = model, runner
+        self._sent = None  # image token the preview worker holds
         self.enabled = True
         self._rids: dict[int, float] = {}  # preview request id -> when it was sent
         self._paused_token = None
         self.count = 0  # previews shown since start (benchmarks read it)
-        model.imageChanged.connect(self._rids.clear)
+        model.imageChanged.connect(lambda: self._rids.clear())
+
+    @property
+    def runner(self):
+        if self._runner is None:
+            from .runner import SegmentRunner
+
+            self._runner = SegmentRunner(every_newer=True)
+        if not getattr(self, "_connected", False):
+            self._runner.finished.connect(self._on_result)
+            self._connected = True
+        return self._runner
 
     def set_enabled(self, on: bool) -> None:
         self.enabled = bool(on)
+
+    def shutdown(self) -> None:
+        if self._runner is not None:
+            self._runner.shutdown()
 
     def request(self, edit) -> None:
         """Ask for the result with ``edit`` (a LinkEdit or BlockEdit being dragged) added."""
@@ -73,22 +94,35 @@ class Preview(QObject):
             return  # a degenerate drag (no area yet): nothing to preview
         items[kind].append(item)
         order.setdefault(kind, []).append(nxt)
-        shown = m.result.rid if m.result is not None else None
-        rid = self.runner.request(m.image_token, items[Kind.MUST_LINK], items[Kind.CANNOT_LINK],
-                                  items[Kind.BLOCK], m.method, m.n_segments, {**m.params, **PREVIEW_PARAMS},
-                                  order=order, previous=shown)
-        self._rids = {r: t for r, t in self._rids.items() if r > rid - 64}
+        runner = self.runner
+        if self._sent != m.image_token:
+            runner.set_image(m.image_token, m.image)
+            self._sent = m.image_token
+        rid = runner.request(m.image_token, items[Kind.MUST_LINK], items[Kind.CANNOT_LINK],
+                             items[Kind.BLOCK], m.method, m.n_segments, {**m.params, **PREVIEW_PARAMS},
+                             order=order)
+        for old in [r for r in self._rids if r <= rid - 64]:  # answers that never came
+            del self._rids[old]
         self._rids[rid] = time.perf_counter()
+        self._released_at = 0
 
-    def owns(self, rid: int) -> bool:
-        """Whether result ``rid`` is a preview's."""
-        return rid in self._rids
-
-    def deliver(self, rid: int, result) -> None:
-        """A preview's result arrived (the newest request): show it, or pause if too slow."""
+    def _on_result(self, rid: int, result) -> None:
+        """A preview's result arrived: show it (unless the stroke was released since, or
+        the image changed), and pause previews for the image if it came too slowly."""
+        if rid not in self._rids or self.model.image_token != self._sent:
+            return
         took = time.perf_counter() - self._rids.pop(rid)
+        if self._released_after(rid):
+            return
         if took > SLOW_S and self._paused_token != self.model.image_token:
             self._paused_token = self.model.image_token
             self.paused.emit(f"preview while drawing paused for this image: a result takes {took:.1f} s here")
         self.count += 1
         self.shown.emit(result)
+
+    def released(self) -> None:
+        """The drag ended (an edit, or nothing): previews still computing are not shown."""
+        self._released_at = max(self._rids, default=0)
+
+    def _released_after(self, rid: int) -> bool:
+        return rid <= getattr(self, "_released_at", 0)

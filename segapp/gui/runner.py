@@ -43,9 +43,14 @@ class SegmentRunner(QObject):
     taskFailed = Signal(str, str)
     _deliver = Signal(object)  # a callable to run on the GUI thread
 
-    def __init__(self, client: WorkerClient | None = None):
-        """``client``: a worker shared with other runners (not stopped by :meth:`shutdown`)."""
+    def __init__(self, client: WorkerClient | None = None, every_newer: bool = False):
+        """``client``: a worker shared with other runners (not stopped by :meth:`shutdown`).
+        ``every_newer``: emit ``finished`` for every result newer than the last one emitted,
+        even when a newer request already waits (a preview that follows a moving pointer
+        shows each result it gets; the default shows only the newest request's)."""
         super().__init__()
+        self.every_newer = every_newer
+        self._emitted = 0
         self._owns_client = client is None
         self.client = client or WorkerClient()
         self.latest = 0
@@ -181,8 +186,9 @@ class SegmentRunner(QObject):
     def _on_segmented(self, rid, res, err) -> None:
         if self.idle:
             self._set_busy(False)
-        if rid != self.latest:
+        if rid != self.latest and not (self.every_newer and res is not None and rid > self._emitted):
             return  # superseded: never shown
+        self._emitted = max(self._emitted, rid)
         if res is None:
             self.failed.emit(rid, err)
         else:

@@ -1,6 +1,7 @@
 """Public API, estimator rules, constraint files and bad input."""
 
 import json
+import warnings
 import subprocess
 import sys
 
@@ -157,3 +158,23 @@ def test_one_spelling_per_constraint_kind():
     assert set(json.loads(c.to_json())) >= {str(k) for k in core.Kind}
     with pytest.raises(core.ConstraintError, match="must-link #0"):
         c.validate((4, 4))
+
+
+@pytest.mark.parametrize("method", [m for m in core.METHODS if m != "ncut"])
+def test_a_block_of_label_l_is_segment_l_minus_1_whatever_the_previous_result(method):
+    """Exported values stay with the user's labels: the result on screen (or none) and the
+    method only number the segments no block names."""
+    rng = np.random.RandomState(0)
+    img = np.zeros((48, 72, 3))
+    img[:, 24:48] = [0.9, 0.2, 0.2]
+    img[:, 48:] = [0.2, 0.3, 0.9]
+    img += 0.02 * rng.randn(*img.shape)
+    cons = core.Constraints(blocks=[core.Block(3, 10, 2, 20, 12), core.Block(1, 10, 60, 20, 70)])
+    flipped = np.zeros((48, 72), np.int64)
+    flipped[:, :36] = 2
+    for previous in (None, flipped):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            seg = core.segment(img, cons, method=method, n_segments=3, previous=previous,
+                               representation="grid", max_nodes=48)
+        assert seg.labels[15, 5] == 2 and seg.labels[15, 65] == 0

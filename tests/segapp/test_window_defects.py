@@ -1,7 +1,10 @@
 """Window defects a newcomer met (issue "A newcomer's first hour"), each with a test that
 failed before its fix."""
 
+import numpy as np
 from PySide6.QtGui import QAction, QKeySequence
+
+from segapp import core
 
 from segapp.gui import persistence
 from segapp.gui.colours import GROUND_TRUTH_OUTLINE, PALETTE
@@ -66,3 +69,35 @@ def test_save_dialogs_start_where_the_user_last_saved(qtbot, tmp_path, monkeypat
     w._save_path("Export", "labels.png")
     assert asked[0].startswith("/data/set/images")  # nothing saved yet: the image's folder
     assert asked[1].startswith(str(tmp_path / "out"))  # then where the user last saved
+
+
+def test_a_labelled_region_keeps_its_value_after_switching_images(qtbot, window, tmp_path):
+    """Issue: after 100075 -> 100080 -> back the bear brush region went from index 1 to 3 and a
+    block of label 2 exported as 0. A block or brush region of label L is segment L - 1 (its
+    legend index and its value in the exported mask), whatever happened in between."""
+    from PIL import Image
+
+    from segapp.core.constraints import Kind
+    from tests.segapp.test_never_lose_work import _image, _open
+
+    demo = window.model.path
+    window.model.set_segments(3)
+    settle(qtbot, window)
+    window.model.add_block(core.Block(2, 150, 100, 170, 130))
+    window.model.add_block(core.Block(3, 20, 20, 40, 60))
+    settle(qtbot, window)
+
+    def values():
+        res = window.model.result
+        labels = res.node_map.full_size(res.node_labels)
+        return int(labels[160, 115]), int(labels[30, 40])
+
+    assert values() == (1, 2)
+    _open(qtbot, window, _image(tmp_path / "other.png"))
+    _open(qtbot, window, demo)
+    assert len(window.model.items(Kind.BLOCK)) == 2 and values() == (1, 2)
+    out = tmp_path / "mask.png"
+    with qtbot.waitSignal(window.controller.exported, timeout=20000):
+        window.controller.export("labels", out)
+    mask = np.asarray(Image.open(out))
+    assert (int(mask[160, 115]), int(mask[30, 40])) == (1, 2)
