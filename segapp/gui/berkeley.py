@@ -6,6 +6,8 @@ chooses the annotator and whether the outline is shown.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from PySide6.QtCore import QObject, QRunnable, QSize, QThreadPool, Signal
 from PySide6.QtGui import QIcon, QImage, QPixmap
@@ -13,6 +15,8 @@ from PySide6.QtWidgets import (QCheckBox, QDockWidget, QHBoxLayout, QLabel, QLis
                                QSpinBox, QVBoxLayout, QWidget)
 
 from segapp.core.eval import bsds
+
+from .persistence import settings
 
 THUMB = 96
 
@@ -91,6 +95,9 @@ class BerkeleyBrowser(QDockWidget):
         lay.addWidget(self.info)
         self.setWidget(w)
         self.items: list[bsds.BsdsItem] = []
+        self.done: set = set(settings().value("berkeley/done", [], type=list) or [])
+        model.constraintsChanged.connect(self.refresh_status)
+        model.imageChanged.connect(self.refresh_status)
         self._sink = _Sink()
         self._sink.ready.connect(self._thumb)
         self._sink.done.connect(self.thumbnailsDone)
@@ -106,6 +113,7 @@ class BerkeleyBrowser(QDockWidget):
             li.setToolTip(f"{it.split}/{it.id}" + ("" if it.ground_truth else " (no ground truth)"))
             self.list.addItem(li)
         self.info.setText(f"{len(self.items)} images in {root}")
+        self.refresh_status()
         self.pool.start(_Thumbs(self.items, self._sink))
         self.show()
 
@@ -115,6 +123,44 @@ class BerkeleyBrowser(QDockWidget):
 
     def _chosen(self, li):
         self.imageChosen.emit(self.items[self.list.row(li)])
+
+    def step(self, delta: int) -> None:
+        """The next (``delta`` = 1) or previous (-1) image of the set, from the one shown."""
+        if not self.items:
+            return
+        shown = [k for k, it in enumerate(self.items) if self.model.path is not None
+                 and Path(it.image) == Path(self.model.path)]
+        k = (shown[0] + delta) if shown else (0 if delta > 0 else len(self.items) - 1)
+        if 0 <= k < len(self.items):
+            self.list.setCurrentRow(k)
+            self.imageChosen.emit(self.items[k])
+
+    def status(self, item) -> str:
+        """``done`` (marked so), ``in progress`` (it has constraints) or ``not started``."""
+        if str(item.image) in self.done:
+            return "done"
+        items = self.model.items_of(Path(item.image))
+        return "in progress" if items and any(items[k] for k in items if k != "order") else "not started"
+
+    def mark_done(self, on: bool | None = None) -> None:
+        """Mark the shown image done (``None``: toggle); kept in the settings."""
+        if self.model.path is None:
+            return
+        key = str(self.model.path)
+        on = (key not in self.done) if on is None else on
+        self.done.discard(key)
+        if on:
+            self.done.add(key)
+        settings().setValue("berkeley/done", sorted(self.done))
+        self.refresh_status()
+
+    def refresh_status(self) -> None:
+        """Each thumbnail's caption: its id and status."""
+        for k, it in enumerate(self.items):
+            st = self.status(it)
+            mark = {"done": "✓ ", "in progress": "… "}.get(st, "")
+            self.list.item(k).setText(f"{mark}{it.id}")
+            self.list.item(k).setToolTip(f"{it.split}/{it.id}: {st}" + ("" if it.ground_truth else " (no ground truth)"))
 
     def _show_ground_truth_info(self):
         segs = self.model.ground_truth

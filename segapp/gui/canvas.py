@@ -8,10 +8,12 @@ through the node map, stretched over the image (a 12 MP photo paints about 0.5 M
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, Signal
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem
+from PySide6.QtWidgets import QGraphicsEllipseItem, QGraphicsItem, QGraphicsRectItem
 
 from segapp.core.constraints import Kind
 from segapp import core
@@ -25,6 +27,7 @@ from .suggestion import HIT_PX, SuggestionGhost
 from .edits import BlockEdit, EraseEdit, LinkEdit, RegionEdit
 
 MUST, CANNOT, BLOCK, BRUSH, ERASE = "must", "cannot", "block", "brush", "erase"
+PAINTERS_KEPT = 3  # a preview's map (the nodes), the result's (refined) and the one before
 ERASE_TOLERANCE_PX = 6  # screen pixels between a click and the link it erases
 
 
@@ -52,6 +55,29 @@ class DrawViewBox(pg.ViewBox):
         self._trail_item = pg.PlotDataItem()
         self.addItem(self._trail_item, ignoreBounds=True)
         self._trail_item.setZValue(99)
+        self._cursor = QGraphicsEllipseItem()  # the brush's size under the pointer
+        self._cursor.setPen(pg.mkPen((255, 255, 255), width=1.5, style=Qt.DashLine))
+        self._cursor.setZValue(101)
+        self._cursor.setAcceptedMouseButtons(Qt.NoButton)
+        self._cursor.hide()
+        self.addItem(self._cursor, ignoreBounds=True)
+
+    def hoverEvent(self, ev):
+        """With the brush, a circle of its size follows the pointer."""
+        if self.tool != BRUSH or ev.isExit():
+            self._cursor.hide()
+            return
+        self._hover = self.mapSceneToView(ev.scenePos())
+        self.show_brush_size()
+
+    def show_brush_size(self) -> None:
+        """Redraw the brush circle (after a move or a change of size)."""
+        p = getattr(self, "_hover", None)
+        if p is None or self.tool != BRUSH:
+            return
+        r = self.brush_radius
+        self._cursor.setRect(p.x() - r, p.y() - r, 2 * r, 2 * r)
+        self._cursor.show()
 
     def _rc(self, ev_pos):
         p = self.mapSceneToView(ev_pos)
@@ -158,6 +184,7 @@ class Canvas(pg.GraphicsLayoutWidget):
         self._node_labels = None  # segment of every node of the shown result
         self._painter = None  # paint.OverlayPainter of its node map
         self._painter_key = None
+        self._painters = OrderedDict()  # the last few maps' painters (previews and results alternate)
         self._colors = None  # (K, 3) uint8 colours of its segments
         self._rect = None
         self.view.dragged.connect(self._on_drag)
@@ -175,6 +202,7 @@ class Canvas(pg.GraphicsLayoutWidget):
     def resize_brush(self, factor: float) -> None:
         """Scale the brush radius (1 to 200 image pixels)."""
         self.view.brush_radius = float(np.clip(self.view.brush_radius * factor, 1.0, 200.0))
+        self.view.show_brush_size()
 
     def set_label(self, k: int) -> None:
         """The label new blocks and brush strokes get (1-9)."""
@@ -213,7 +241,12 @@ class Canvas(pg.GraphicsLayoutWidget):
         nm = result.node_map
         self._colors = None if info is None else info.rgb
         if self._painter_key != nm.key:
-            self._painter, self._painter_key = paint.OverlayPainter(nm.node_map), nm.key
+            if nm.key not in self._painters:
+                self._painters[nm.key] = paint.OverlayPainter(nm.node_map)
+                while len(self._painters) > PAINTERS_KEPT:
+                    self._painters.popitem(last=False)
+            self._painters.move_to_end(nm.key)
+            self._painter, self._painter_key = self._painters[nm.key], nm.key
         self._node_labels = result.node_labels
         h, w = nm.extent
         self._rect = QRectF(0, 0, w, h)

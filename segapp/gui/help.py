@@ -17,7 +17,7 @@ SHORTCUTS = (
                ("P", "brush: paint a region that is segment of the current label"),
                ("E", "erase: click a link, block or brush region"),
                ("1 – 9", "current label of blocks and brush regions"),
-               ("[  ]", "brush smaller / larger (also Ctrl + wheel)"))),
+               ("[  ]", "brush smaller / larger (also Ctrl + wheel); a dashed circle shows its size"))),
     ("View", (("F or Ctrl+0", "zoom to fit the image"), ("Ctrl+1", "actual size: one image pixel per screen pixel"),
               ("wheel", "zoom;  middle drag or Space + drag: pan"),
               ("Ctrl+K", "compare methods: every method's result on the same strokes; click one to use it"),
@@ -25,6 +25,8 @@ SHORTCUTS = (
     ("Edit and files", (("Ctrl+Z", "undo (one step per link, block or brush stroke)"),
                         ("Ctrl+Shift+Z, Ctrl+Y", "redo"),
                         ("Ctrl+Shift+Delete", "clear all constraints of the image (undoable)"),
+                        ("PgDown / PgUp", "next / previous image of the Berkeley set"),
+                        ("Ctrl+D", "mark the image done (✓ in the browser; … = in progress)"),
                         ("Ctrl+O", "open an image"), ("Ctrl+S", "save constraints"),
                         ("Ctrl+E", "export the label mask"))),
 )

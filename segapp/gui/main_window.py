@@ -128,6 +128,10 @@ class MainWindow(QMainWindow):
         fm.addAction(QAction("Save constraints…", self, shortcut=QKeySequence.Save,
                              triggered=self.save_constraints_dialog))
         fm.addAction(QAction("Open Berkeley folder…", self, triggered=self.open_berkeley_dialog))
+        for text, key, fn in (("Next image of the set", "PgDown", lambda: self.berkeley.step(1)),
+                              ("Previous image of the set", "PgUp", lambda: self.berkeley.step(-1)),
+                              ("Mark image done / not done", "Ctrl+D", lambda: self.berkeley.mark_done())):
+            fm.addAction(QAction(text, self, shortcut=QKeySequence(key), triggered=fn))
         self.recent_menu = fm.addMenu("Open recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         fm.addSeparator()
@@ -172,7 +176,7 @@ class MainWindow(QMainWindow):
         canvas.previewing.connect(c.preview.request)
         canvas.previewDropped.connect(self._preview_dropped)
         canvas.edited.connect(lambda _e: c.preview.released())
-        c.preview.shown.connect(self.side.legend.show_result)  # coloured as results are, then painted
+        c.preview.shown.connect(self._show_preview)
         m.imageChanged.connect(self._on_image)
         m.itemInserted.connect(lambda kind, i: canvas.layer.insert(kind, i, m.items(kind)[i]))
         m.itemRemoved.connect(canvas.layer.remove)
@@ -198,6 +202,11 @@ class MainWindow(QMainWindow):
         return_focus_in(self.side, self.canvas)  # M, Ctrl+Z… reach the canvas after a number is entered
 
     # -- reactions --------------------------------------------------------------------
+    def _show_preview(self, result) -> None:
+        """A preview is painted in a turn of its own (only the newest waiting one), so it never
+        shares a turn of the GUI thread with a result or a mouse event."""
+        turns.shared().later((self, "preview"), lambda: self.side.legend.show_result(result))
+
     def _preview_dropped(self) -> None:
         """A previewed drag ended without a stroke: the committed result again."""
         self.controller.preview.released()

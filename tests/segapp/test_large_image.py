@@ -61,8 +61,10 @@ def test_a_large_photo_is_shown_at_once_and_a_stroke_drawn_meanwhile_is_used(qtb
 def test_strokes_on_a_large_photo_keep_every_turn_of_the_gui_thread_short(qtbot, window, photo):
     """Issue 10: nothing the GUI thread does per mouse event or result grows with the image
     (12 MP here): with mouse events one per turn, as a person's arrive, each turn's CPU time,
-    from the press to the last view of the result drawn, stays within 20 ms (the issue asks
-    30; 7-8 ms measured here, 15-21 ms before the views were spread over turns)."""
+    from the press to the last view of the result drawn, stays within the issue's 30 ms
+    (7-8 ms measured before the pixel refinement; since then each result brings a node map
+    of its own whose overlay painter is built in the turn that shows it, and the previews
+    while dragging are painted too: 12-25 ms measured on 2026-11-26 on a 2-core machine)."""
     from PySide6.QtCore import QTimer
 
     from segapp.gui.canvas import CANNOT
@@ -94,4 +96,4 @@ def test_strokes_on_a_large_photo_keep_every_turn_of_the_gui_thread_short(qtbot,
     beat.stop()
     pace.stop()
     assert window.model.result.honoured["must_link"].shape == (2,)
-    assert beat.longest_busy_ms() <= 20, sorted(beat.gaps_ms())[-5:]
+    assert beat.longest_busy_ms() <= 30, sorted(beat.gaps_ms())[-5:]

@@ -10,7 +10,7 @@ from segapp.gui import persistence
 from segapp.gui.colours import GROUND_TRUTH_OUTLINE, PALETTE
 from segapp.gui.session import SessionModel
 
-from .conftest import make_window, settle
+from .conftest import RESULT_TIMEOUT_MS, make_window, settle
 
 
 def _action(w, text):
@@ -101,3 +101,53 @@ def test_a_labelled_region_keeps_its_value_after_switching_images(qtbot, window,
         window.controller.export("labels", out)
     mask = np.asarray(Image.open(out))
     assert (int(mask[160, 115]), int(mask[30, 40])) == (1, 2)
+
+
+def test_the_brush_shows_its_size_under_the_pointer(qtbot, window):
+    from PySide6.QtCore import QEvent, Qt
+
+    from segapp.gui.canvas import BRUSH, MUST
+    from tests.probe import _send, pixel_to_viewport
+
+    view = window.canvas.view
+    view.tool = BRUSH
+    vp = window.canvas.viewport()
+    _send(vp, QEvent.MouseMove, pixel_to_viewport(window.canvas, 100, 150), Qt.NoButton)
+    assert view._cursor.isVisible()
+    rect = view._cursor.rect()
+    assert abs(rect.width() - 2 * view.brush_radius) < 1e-6 and abs(rect.center().y() - 100.5) < 1.5
+    window.canvas.resize_brush(2.0)  # "]" twice as large: the circle follows at once
+    assert abs(view._cursor.rect().width() - 2 * view.brush_radius) < 1e-6
+    view.tool = MUST
+    _send(vp, QEvent.MouseMove, pixel_to_viewport(window.canvas, 110, 150), Qt.NoButton)
+    assert not view._cursor.isVisible()
+
+
+def test_a_berkeley_set_is_annotated_image_by_image(qtbot, window, tmp_path):
+    """Next / previous image keys, each image's status in the browser (not started, in
+    progress, done), the done marks kept in the settings."""
+    from tests.core.test_bsds_metrics import make_bsds
+
+    root = make_bsds(tmp_path / "bsds", n=3, h=40, w=60)
+    with qtbot.waitSignal(window.berkeley.thumbnailsDone, timeout=20000):
+        assert window.open_berkeley(root)
+    b = window.berkeley
+
+    def go(delta):
+        with qtbot.waitSignal(window.model.resultChanged, timeout=RESULT_TIMEOUT_MS):
+            b.step(delta)
+        settle(qtbot, window)
+
+    go(1)
+    assert str(window.model.path) == str(b.items[0].image)
+    assert [b.status(it) for it in b.items] == ["not started"] * 3
+    window.model.add_link("cannot_link", 5, 5, 30, 50)
+    settle(qtbot, window)
+    assert b.status(b.items[0]) == "in progress" and b.list.item(0).text().startswith("…")
+    go(1)
+    assert str(window.model.path) == str(b.items[1].image)
+    b.mark_done()
+    assert b.status(b.items[1]) == "done" and b.list.item(1).text().startswith("✓")
+    go(-1)
+    assert str(window.model.path) == str(b.items[0].image)
+    assert persistence.settings().value("berkeley/done", [], type=list) == [str(b.items[1].image)]
