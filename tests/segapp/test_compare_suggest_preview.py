@@ -115,3 +115,20 @@ def test_a_previewed_drag_dropped_short_shows_the_committed_result_again(qtbot, 
     settle(qtbot, window)
     assert window.model.items(Kind.MUST_LINK) == []
     assert window.canvas._node_labels is window.model.result.node_labels  # the committed result again
+
+
+def test_compare_tiles_show_each_methods_ari_when_a_ground_truth_is_open(qtbot, window, tmp_path):
+    from tests.core.test_bsds_metrics import make_bsds
+
+    root = make_bsds(tmp_path / "bsds", n=1, h=40, w=60)
+    with qtbot.waitSignal(window.berkeley.thumbnailsDone, timeout=20000):
+        assert window.open_berkeley(root)
+    with qtbot.waitSignal(window.model.groundTruthChanged, timeout=RESULT_TIMEOUT_MS):
+        window.berkeley.step(1)
+    settle(qtbot, window)
+    cmp = window.compare
+    with qtbot.waitSignal(cmp.filled, timeout=4 * RESULT_TIMEOUT_MS):
+        window.compare_dock.show()
+        window.compare_dock.raise_()
+    assert all("ARI" in t.caption.text() and t.ari is not None for t in cmp.tiles.values())
+    settle(qtbot, window)
