@@ -231,6 +231,7 @@ class Canvas(pg.GraphicsLayoutWidget):
         self.overlay_item.clear()
         self.gt_item.clear()
         self._node_labels = None
+        self.ghost.shape = self.shape
         self.ghost.show(None)
         self.view.autoRange(padding=0.01)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QImage, QPixmap
-from PySide6.QtWidgets import QCheckBox, QGridLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from segapp import core
 from segapp.core import render
@@ -49,6 +49,36 @@ def _pixmap(rgb: np.ndarray) -> QPixmap:
     return QPixmap.fromImage(QImage(rgb.data, w, h, 3 * w, QImage.Format_RGB888).copy())
 
 
+class FitLabel(QLabel):
+    """A picture scaled to fit the label whatever its size, aspect kept (never cropped)."""
+
+    def __init__(self):
+        super().__init__()
+        self._full = None
+        self.setAlignment(Qt.AlignCenter)
+        self.setMinimumSize(60, 40)
+        self.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Ignored)
+
+    def set_picture(self, pixmap: QPixmap) -> None:
+        self._full = pixmap
+        self._fit()
+
+    def picture(self) -> QPixmap | None:
+        return self._full
+
+    def clear(self) -> None:
+        self._full = None
+        super().clear()
+
+    def resizeEvent(self, ev):
+        super().resizeEvent(ev)
+        self._fit()
+
+    def _fit(self) -> None:
+        if self._full is not None:
+            self.setPixmap(self._full.scaled(self.size(), Qt.KeepAspectRatio, Qt.SmoothTransformation))
+
+
 class Tile(QWidget):
     """One method: its final labels (and its paper's rounding), name, ARI and time."""
 
@@ -62,10 +92,8 @@ class Tile(QWidget):
         row = QWidget()
         rl = QGridLayout(row)
         rl.setContentsMargins(0, 0, 0, 0)
-        self.final, self.paper = QLabel(), QLabel()
+        self.final, self.paper = FitLabel(), FitLabel()
         for i, lab in enumerate((self.final, self.paper)):
-            lab.setAlignment(Qt.AlignCenter)
-            lab.setMinimumSize(60, 40)
             rl.addWidget(lab, 0, i)
         self.paper.hide()
         self.final.setToolTip(f"{method}: final labels (the constraint step and the pixel refinement)")
@@ -79,7 +107,7 @@ class Tile(QWidget):
         self.stale = True
 
     def show_result(self, kind: str, pixmap: QPixmap, ari, seconds: float) -> None:
-        (self.final if kind == "final" else self.paper).setPixmap(pixmap)
+        (self.final if kind == "final" else self.paper).set_picture(pixmap)
         if kind == "final":
             self.ari, self.seconds, self.stale = ari, seconds, False
             self._caption()

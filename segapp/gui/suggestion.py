@@ -6,8 +6,10 @@ point at the centre of the least certain region and, per segment, its surest poi
 ghost is a dashed ring at the point with a faint dashed line to each segment's surest point
 in that segment's colour. Clicking the ring opens a menu that says the answer in the terms
 of the tool: "with segment j" adds a must-link from the point to segment j's surest point,
-"not segment s" a cannot-link to its own segment's. The answer is an ordinary edit (undoable
-like a drawn stroke). ``G`` shows or hides the ghost.
+"not segment s" a cannot-link to its own segment's, "is segment j" a 5 x 5 block of label
+j + 1 there (a block of label L makes its segment index L - 1: the answer names the segment,
+where a must-link only says "with whom"). The answer is an ordinary edit (undoable like a
+drawn stroke). ``G`` shows or hides the ghost.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from PySide6.QtGui import QCursor
 from PySide6.QtWidgets import QMenu
 
 from segapp.core.constraints import Kind
-from .edits import LinkEdit
+from .edits import BlockEdit, LinkEdit
 
 RING_PX = 18  # the ring's diameter on screen
 HIT_PX = 14  # a click this close to the point (screen pixels) answers the suggestion
@@ -38,8 +40,8 @@ class SuggestionGhost(QObject):
     def __init__(self, view):
         super().__init__()
         self.view = view
-        self.ring = pg.ScatterPlotItem(size=RING_PX, symbol="o", brush=None,
-                                       pen=pg.mkPen((255, 255, 255), width=2, style=Qt.DashLine))
+        self.ring = pg.ScatterPlotItem(size=RING_PX, symbol="o", brush=pg.mkBrush(255, 170, 0, 60),
+                                       pen=pg.mkPen((255, 170, 0), width=3, style=Qt.DashLine))  # orange: not the brush's white
         self.ring.setZValue(30)
         self.ring.sigClicked.connect(lambda *_: self.ask(view.getViewWidget()))  # a click on the ring itself
         self.lines: list = []
@@ -47,6 +49,7 @@ class SuggestionGhost(QObject):
         self.suggestion = None  # (point, segment, anchors) of the shown result
         self._colors = None
         self.namer = lambda j: f"segment {j + 1}"  # the legend's name of segment j (the window sets it)
+        self.shape = None  # (H, W) of the image shown (the canvas sets it)
         view.addItem(self.ring, ignoreBounds=True)
 
     def show(self, suggestion, colors=None) -> None:
@@ -96,6 +99,10 @@ class SuggestionGhost(QObject):
                 mine = " (as now)" if j == own else ""
                 out.append((f"Belongs with {self.namer(j)}{mine}: must-link",
                             LinkEdit(Kind.MUST_LINK, r, c, a[0], a[1])))
+        h, w = self.shape if self.shape is not None else (r + 3, c + 3)
+        for j in range(len(anchors)):  # a label says which segment, not only "with whom"
+            out.append((f"Label it {j + 1} (a block: index {j}, now {self.namer(j)})",
+                        BlockEdit(j + 1, max(r - 2, 0), max(c - 2, 0), min(r + 3, h), min(c + 3, w))))
         if own < len(anchors) and anchors[own] is not None:
             a = anchors[own]
             out.append((f"Not {self.namer(own)}: cannot-link", LinkEdit(Kind.CANNOT_LINK, r, c, a[0], a[1])))

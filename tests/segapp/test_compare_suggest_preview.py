@@ -34,6 +34,7 @@ def test_answering_the_suggestion_is_an_undoable_stroke(qtbot, window):
     answers = ghost.answers()
     names = [text for text, _ in answers]
     assert any("must-link" in t for t in names) and any("cannot-link" in t for t in names)
+    assert sum("Label it" in t for t in names) == window.model.result.n_segments
     text, edit = next((t, e) for t, e in answers if e.kind == Kind.MUST_LINK)
     assert text.startswith("Belongs with " + window.side.legend.name_of(0)) or "Belongs with" in text
     with qtbot.waitSignal(window.model.resultChanged, timeout=RESULT_TIMEOUT_MS):
@@ -42,6 +43,14 @@ def test_answering_the_suggestion_is_an_undoable_stroke(qtbot, window):
     assert window.model.items(Kind.MUST_LINK)[-1][:4] == (edit.r1, edit.c1, edit.r2, edit.c2)
     window.model.undo_group.undo()
     assert window.model.items(Kind.MUST_LINK) == []
+    settle(qtbot, window)
+    text, block = next((t, e) for t, e in ghost.answers() if "Label it 2" in t)
+    with qtbot.waitSignal(window.model.resultChanged, timeout=RESULT_TIMEOUT_MS):
+        ghost.answered.emit(block)
+    settle(qtbot, window)
+    res = window.model.result
+    r, c = block.top + 2, block.left + 2
+    assert res.node_map.full_size(res.node_labels)[r, c] == 1  # label 2 names segment index 1
 
 
 def test_a_click_on_the_ring_opens_the_answers(qtbot, window):
@@ -60,13 +69,16 @@ def test_the_compare_view_fills_every_method_and_a_click_chooses_one(qtbot, wind
         window.compare_dock.raise_()  # a tab beside the eigenvectors, brought to the front
     assert not cmp.stale and set(cmp.tiles) == set(core.METHODS)
     for tile in cmp.tiles.values():
-        assert not tile.final.pixmap().isNull() and "ms" in tile.caption.text()
+        assert tile.final.picture() is not None and "ms" in tile.caption.text()
+        shown = tile.final.pixmap()  # scaled to fit, never cropped: the whole image, its aspect kept
+        assert shown.width() <= tile.final.width() and shown.height() <= tile.final.height()
+        assert abs(shown.width() / shown.height() - 481 / 321) < 0.1 or abs(shown.width() / shown.height() - 3 / 2) < 0.1
     other = next(m for m in core.METHODS if m != window.model.method)
     qtbot.mouseClick(cmp.tiles[other], Qt.LeftButton)
     assert window.model.method == other
     with qtbot.waitSignal(cmp.filled, timeout=4 * RESULT_TIMEOUT_MS):
         cmp.paper_box.setChecked(True)  # each paper's own rounding beside the final labels
-    assert all(not t.paper.pixmap().isNull() for m, t in cmp.tiles.items() if m != "ncut")
+    assert all(t.paper.picture() is not None for m, t in cmp.tiles.items() if m != "ncut")
     settle(qtbot, window)
     window.compare_dock.hide()
     assert not cmp.active
