@@ -12,7 +12,8 @@ released and committed as any edit.
 
 On by default; View → Preview while drawing turns it off (kept in the settings). It pauses
 itself for an image where previews take longer than :data:`SLOW_S` (the machine does not
-keep up there: a 12-megapixel photo) and says so once in the status bar.
+keep up there: a 12-megapixel photo), says so once in the status bar and stops its worker
+(made again for the next image).
 """
 
 from __future__ import annotations
@@ -77,6 +78,14 @@ class Preview(QObject):
         if self._runner is not None:
             self._runner.shutdown()
 
+    def _stop_worker(self) -> None:
+        from PySide6.QtCore import QTimer
+
+        runner, self._runner, self._connected, self._sent = self._runner, None, False, None
+        if runner is not None:
+            self._rids.clear()
+            QTimer.singleShot(0, runner.shutdown)  # after this result's delivery has returned
+
     def request(self, edit) -> None:
         """Ask for the result with ``edit`` (a LinkEdit or BlockEdit being dragged) added."""
         m = self.model
@@ -123,6 +132,7 @@ class Preview(QObject):
             self._paused_token = self.model.image_token
             self.paused.emit(f"preview while drawing paused for this image: a preview takes "
                              f"{sorted(self._took)[1]:.1f} s here")
+            self._stop_worker()  # its memory back while the image is shown; a new one for the next
         if self._released_after(rid):
             return
         self.count += 1

@@ -144,3 +144,32 @@ def test_compare_tiles_show_each_methods_ari_when_a_ground_truth_is_open(qtbot, 
         window.compare_dock.raise_()
     assert all("ARI" in t.caption.text() and t.ari is not None for t in cmp.tiles.values())
     settle(qtbot, window)
+
+
+def test_previews_pause_where_the_machine_does_not_keep_up(qtbot, window, monkeypatch):
+    """Previews slower than SLOW_S (median of three) pause for the image, say so, and free
+    their worker's memory."""
+    from segapp.gui import preview
+
+    monkeypatch.setattr(preview, "SLOW_S", 0.0)  # every machine is too slow now
+    pre = window.controller.preview
+    said = []
+    pre.paused.connect(said.append)
+    window.canvas.view.tool = MUST
+    for k in range(4):
+        events = stroke_events(window.canvas, 40, 60 + 10 * k, 200, 300, steps=3)
+        before = pre.count
+        for send in events[:-1]:
+            send()
+        qtbot.waitUntil(lambda: pre.count > before or bool(said), timeout=RESULT_TIMEOUT_MS)
+        with qtbot.waitSignal(window.model.resultChanged, timeout=RESULT_TIMEOUT_MS):
+            events[-1]()
+        settle(qtbot, window)
+        if said:
+            break
+    assert said and "paused" in said[0]
+    qtbot.waitUntil(lambda: pre._runner is None, timeout=5000)
+    count = pre.count
+    for send in stroke_events(window.canvas, 40, 60, 200, 300, steps=3)[:-1]:
+        send()
+    assert pre._runner is None and pre.count == count  # nothing more for this image
