@@ -122,6 +122,15 @@ class MainWindow(QMainWindow):
         clear = QAction("Clear all", self, triggered=self.model.clear, shortcut=QKeySequence(CLEAR_ALL_KEY))
         for a in (undo, redo, clear):
             tb.addAction(a)
+        self._file_menu()
+        em = self.menuBar().addMenu("&Edit")
+        for a in (undo, redo, clear):
+            em.addAction(a)
+        self._view_menu()
+        add_help_menu(self)
+
+    def _file_menu(self) -> None:
+        """Open, constraints, the Berkeley set's keys, recent files, exports, Quit."""
         fm = self.menuBar().addMenu("&File")
         fm.addAction(QAction("Open image…", self, shortcut=QKeySequence.Open, triggered=self.open_dialog))
         fm.addAction(QAction("Load constraints…", self, triggered=self.load_constraints_dialog))
@@ -142,9 +151,9 @@ class MainWindow(QMainWindow):
         self.quit_action = QAction("Quit", self, shortcut=QKeySequence("Ctrl+Q"), triggered=self.quit)
         self.quit_action.setShortcutContext(Qt.ApplicationShortcut)
         fm.addAction(self.quit_action)
-        em = self.menuBar().addMenu("&Edit")
-        for a in (undo, redo, clear):
-            em.addAction(a)
+
+    def _view_menu(self) -> None:
+        """Zoom, the docks (eigenvectors, compare), preview, suggestion, brush size."""
         vm = self.menuBar().addMenu("&View")
         fit = QAction("Zoom to fit", self, triggered=self.canvas.zoom_to_fit)
         fit.setShortcuts([QKeySequence("F"), QKeySequence("Ctrl+0")])
@@ -168,7 +177,6 @@ class MainWindow(QMainWindow):
         for text, key, factor in (("Brush smaller", "[", 0.8), ("Brush larger", "]", 1.25)):
             a = QAction(text, self, shortcut=QKeySequence(key), triggered=lambda _=False, f=factor: self._resize_brush(f))
             vm.addAction(a)
-        add_help_menu(self)
 
     def _connect(self):
         m, c, canvas = self.model, self.controller, self.canvas
