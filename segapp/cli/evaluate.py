@@ -59,7 +59,10 @@ def _parser():
                         "user's strokes from a random pixel of the largest error region). With "
                         "--objects: error-centre (the field's clicker), suggestions or random-in-error")
     p.add_argument("--out", default="results.csv", help="CSV of image x method x round")
-    p.add_argument("--jobs", type=int, default=1, help="images in parallel")
+    p.add_argument("--jobs", type=int, default=1, help="images in parallel (local processes)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run the images on a dask.distributed cluster (e.g. tcp://host:8786) instead of "
+                        "local processes; needs pip install 'segapp[cluster]'")
     p.add_argument("--limit", type=int, help="only the first N images (a quick run)")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="representation parameter (every method) or method parameter (the methods "
@@ -263,17 +266,41 @@ def honoured_stats(cons, added: dict, labels) -> tuple[float, float]:
     return (float(flags.mean()) if len(flags) else np.nan), (float(new.all()) if len(new) else np.nan)
 
 
-def run_images(fn, items, jobs: int, *args) -> list:
+def run_images(fn, items, jobs: int, *args, scheduler: str | None = None) -> list:
     """``fn(item, *args)`` (a list of rows) for every item, ``jobs`` images in parallel
-    (joblib), progress on a terminal; all rows."""
+    (joblib's local processes), or on the dask.distributed cluster at ``scheduler`` (one
+    task per image; ``pip install 'segapp[cluster]'``); progress on a terminal; all rows."""
+    rows, t0 = [], time.perf_counter()
+    if scheduler:
+        for n, r in enumerate(_on_cluster(scheduler, fn, items, args), 1):
+            rows.extend(r)
+            _progress(n, len(items), t0)
+        return rows
     from joblib import Parallel, delayed
 
-    rows, t0 = [], time.perf_counter()
     gen = Parallel(n_jobs=jobs, return_as="generator_unordered")(delayed(fn)(it, *args) for it in items)
     for n, r in enumerate(gen, 1):
         rows.extend(r)
         _progress(n, len(items), t0)
     return rows
+
+
+def _on_cluster(scheduler: str, fn, items, args):
+    """Each image's rows as the cluster at ``scheduler`` finishes it."""
+    from segapp.core.errors import ParameterError
+
+    try:
+        from distributed import Client, as_completed
+    except ImportError:
+        raise ParameterError("--scheduler needs dask.distributed: pip install 'segapp[cluster]'") from None
+    try:
+        client = Client(scheduler, timeout="10s")
+    except (OSError, TimeoutError) as e:
+        raise ParameterError(f"cannot reach the dask scheduler at {scheduler}: {e}") from None
+    with client:
+        futures = [client.submit(fn, it, *args, pure=False) for it in items]
+        for fut in as_completed(futures):
+            yield fut.result()
 
 
 def _main_objects(a, argv, methods, params, out, summary_path) -> int:
@@ -288,7 +315,8 @@ def _main_objects(a, argv, methods, params, out, summary_path) -> int:
     items = clicks.find_objects(a.objects)[: a.limit]
     if a.user not in ROUND_USERS:
         raise core.ParameterError(f"--objects takes --user {', '.join(ROUND_USERS)}, not {a.user}")
-    rows = run_images(evaluate_object, items, a.jobs, methods, a.clicks, params, a.max_pixels, a.user)
+    rows = run_images(evaluate_object, items, a.jobs, methods, a.clicks, params, a.max_pixels, a.user,
+                      scheduler=a.scheduler)
     summary = click_summary(rows, methods)
     failed = [r for r in rows if r["click"] < 0]
     if not summary:
@@ -342,7 +370,7 @@ def main(argv) -> int:
     for it in items:
         bsds.check_item(it)
     rows = run_images(evaluate_image, items, a.jobs, methods, a.segments, a.rounds, a.mode, params,
-                      a.max_pixels, a.user)
+                      a.max_pixels, a.user, scheduler=a.scheduler)
     people = a.user not in ROUND_USERS
     rounds = max((r["round"] for r in rows), default=0) if people else a.rounds
     summary = people_summary(rows, methods, a.segments) if people else summarise(rows, methods, a.rounds)

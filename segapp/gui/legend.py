@@ -21,6 +21,9 @@ from .status_text import empty_note
 SWATCH, INDEX, SHARE, NAME = range(4)
 
 
+ROWS_ALWAYS = 6  # the table never shows fewer rows than this many segments
+
+
 class Legend(QWidget):
     """Signals
 
@@ -53,8 +56,8 @@ class Legend(QWidget):
                               "Double-click a name to edit it; a segment keeps its colour and name "
                               "across strokes and changes of K.")
         lay.addWidget(self.table)
-        self.note = QLabel("")
-        self.note.setWordWrap(True)
+        self.note = QLabel("")  # one line; what to do is in its tooltip (never squeezes the table)
+        self.note.setWordWrap(False)
         self.note.setStyleSheet("QLabel { background: #fff3cd; color: #7a4a00; padding: 3px; "
                                 "border: 1px solid #e0b252; font-weight: bold; }")
         self.note.hide()
@@ -102,11 +105,14 @@ class Legend(QWidget):
             name.setData(Qt.UserRole, int(slot))
         t.blockSignals(False)
         note = empty_note(result)
-        text = (f"⚠ {note}. Add a stroke or block in the part that should be its own "
-                "segment, or lower the number of segments.") if note else ""
+        text = f"⚠ {note}" if note else ""
         if text != self.note.text():
             self.note.setText(text)
+            self.note.setToolTip(f"{note}. Add a stroke or block in the part that should be its own "
+                                 "segment, or lower the number of segments." if note else "")
         self.note.setVisible(bool(note))
+        rows = min(len(info.slots), ROWS_ALWAYS)  # every segment's row stays visible (up to 6)
+        t.setMinimumHeight(t.horizontalHeader().height() + rows * t.verticalHeader().defaultSectionSize() + 4)
 
     def _new_row(self, k: int) -> None:
         for col in (SWATCH, INDEX, SHARE, NAME):

@@ -53,5 +53,4 @@ def empty_note(result) -> str:
         return ""
     k = int(result.n_segments)
     which = ", ".join(f"#{i}" for i in empty)
-    return (f"K = {k} asked, {k - len(empty)} non-empty (segment{'s' if len(empty) > 1 else ''} "
-            f"{which} {'are' if len(empty) > 1 else 'is'} empty)")
+    return f"K = {k} asked, {k - len(empty)} non-empty (#{which[1:]} empty)"

@@ -158,3 +158,26 @@ def test_zoom_to_fit_and_help(qtbot, window):
     assert all(escape(spec.reference.split(",")[0]) in about.text() for spec in core.METHODS.values())
     dlg.close()
     about.close()
+
+
+def test_at_1366x768_the_empty_segment_note_leaves_every_row_visible(qtbot, window):
+    """Issue: at 1366x768 the empty-segment warning squeezed the legend to 1.5 rows and was cut
+    off itself. Now the note is one line (what to do in its tooltip) and the table keeps a row
+    for every segment."""
+    window.resize(1366, 740)  # a 1366x768 screen less a panel
+    nm = window.model.result.node_map
+    n = int(nm.node_map.max()) + 1
+    labels = (np.arange(n) % 4).astype(np.int64)  # K = 5 asked, segment 4 empty
+    res = SegmentResult(rid=window.runner.latest, method="csp", n_segments=5, node_labels=labels,
+                        node_embedding=np.zeros((n, 3), np.float32), eigenvalues=np.zeros(3), honoured={},
+                        warnings=(), info={}, params={}, seconds=0.1, n_nodes=n, map_key=nm.key,
+                        node_map=NodeMap(nm.key, nm.node_map, nm.factor, nm.shape))
+    window.model.set_result(res)
+    legend = window.side.legend
+    qtbot.waitUntil(lambda: not window.drawing)
+    qtbot.wait(50)  # the layout settles
+    t = legend.table
+    assert legend.note.isVisible() and legend.note.sizeHint().width() <= legend.note.width() + 1
+    assert "lower the number of segments" in legend.note.toolTip()
+    visible = t.viewport().height() // t.verticalHeader().defaultSectionSize()
+    assert visible >= 5, visible
