@@ -182,6 +182,8 @@ class SegmentRunner(QObject):
         with self._cond:
             self._undelivered -= 1
         done()
+        if self._busy and self.idle:  # the last answer was a task's (a score, an image): idle now
+            self._set_busy(False)
 
     def _on_segmented(self, rid, res, err) -> None:
         if self.idle:

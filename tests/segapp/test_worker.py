@@ -248,3 +248,20 @@ def test_the_engine_passes_the_result_on_screen_as_previous(monkeypatch):
     assert got[0] is shown and got[1] is None and got[2] is None
     want = real(engine.prepared, core.Constraints(must_link=links), method="csp", n_segments=3, previous=shown)
     assert np.array_equal(res.node_labels, want.node_labels)
+
+
+def test_the_busy_line_stops_when_the_last_answer_is_a_tasks(qtbot, window):
+    """Issue: after switching Berkeley thumbnails the busy line kept counting with the result on
+    screen. A result that arrived while a task (a score, a ground truth) still waited left the
+    runner busy, and a task's answer never cleared it."""
+    from segapp.worker.messages import Op
+
+    runner = window.runner
+    m = window.model
+    with qtbot.waitSignal(runner.taskDone, timeout=RESULT_TIMEOUT_MS):
+        runner.request(m.image_token, [(40, 60, 200, 300, 1.0)], [], [], m.method, m.n_segments, m.params)
+        qtbot.waitUntil(lambda: runner._running, timeout=RESULT_TIMEOUT_MS)
+        runner.call(Op.DIAGNOSTICS)  # queued while the segmentation runs: answered after it
+    qtbot.waitUntil(lambda: runner.idle, timeout=RESULT_TIMEOUT_MS)
+    assert not runner._busy and not window.busy.isVisible()
+    assert window.progress.text() == ""
