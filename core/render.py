@@ -51,13 +51,38 @@ def diverging(values: np.ndarray, vmax: float | None = None) -> np.ndarray:
     return np.round(_DIV[i] * (1 - f) + _DIV[i + 1] * f).astype(np.uint8)
 
 
-def eigenvector_strip(eigenvectors: np.ndarray, gap: int = 4) -> np.ndarray:
-    """The leading eigenvectors (H, W, m) side by side, each in :func:`diverging` colours."""
+CAPTION_PX = 16  # the caption line under each panel of an eigenvector strip
+
+
+def eigenvector_strip(eigenvectors: np.ndarray, gap: int = 4, eigenvalues=None,
+                      first: str = "") -> np.ndarray:
+    """The leading eigenvectors (H, W, m) side by side, each in :func:`diverging` colours,
+    with a caption under each (:data:`CAPTION_PX` high) numbered as the window's eigenvector
+    dock numbers them ("vector 1 (u*)  eigenvalue 0.0036"; ``first`` names the first vector's
+    kind); a vector that is all NaN (a method that returns fewer) is a grey panel captioned
+    "no vector k"."""
+    from PIL import Image, ImageDraw
+
     h, w, m = eigenvectors.shape
-    out = np.full((h, w * m + gap * (m - 1), 3), 255, np.uint8)
+    out = np.full((h + CAPTION_PX, w * m + gap * (m - 1), 3), 255, np.uint8)
+    names = []
     for k in range(m):
-        out[:, k * (w + gap):k * (w + gap) + w] = diverging(eigenvectors[..., k])
-    return out
+        v = eigenvectors[..., k]
+        x = k * (w + gap)
+        if np.all(~np.isfinite(v)):
+            out[:h, x:x + w] = 225
+            names.append(f"no vector {k + 1}")
+            continue
+        out[:h, x:x + w] = diverging(v)
+        lam = "" if eigenvalues is None or k >= len(eigenvalues) or not np.isfinite(eigenvalues[k]) \
+            else f"  eigenvalue {float(eigenvalues[k]):.3g}"
+        kind = f" ({first})" if first and k == 0 else ""
+        names.append(f"vector {k + 1}{kind}{lam}")
+    picture = Image.fromarray(out)
+    draw = ImageDraw.Draw(picture)
+    for k, text in enumerate(names):
+        draw.text((k * (w + gap) + 2, h + 2), text, fill=(0, 0, 0))
+    return np.asarray(picture)
 
 
 def to_rgb8(image: np.ndarray) -> np.ndarray:

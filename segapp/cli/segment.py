@@ -72,7 +72,8 @@ def main(argv) -> int:
         report_unhonoured(seg, cons)
     render.save_labels(out, seg.labels)
     if a.eigenvectors:
-        render.save_png(a.eigenvectors, render.eigenvector_strip(seg.eigenvectors))
+        render.save_png(a.eigenvectors, render.eigenvector_strip(seg.eigenvectors, eigenvalues=seg.eigenvalues,
+                                                                 first="u*" if a.method == "csp" else ""))
     if a.overlay:
         render.save_png(a.overlay, render.overlay(image, seg.labels))
     counts = np.bincount(seg.labels.ravel(), minlength=a.segments)

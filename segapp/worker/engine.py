@@ -157,7 +157,8 @@ class Engine:
             render.save_png(path, render.overlay(self.image, labels, opacity, boundaries_only))
         elif kind == "eigenvectors":
             render.save_png(path, render.eigenvector_strip(
-                seg.representation.to_pixels(seg.node_embedding.astype(np.float32))))
+                seg.representation.to_pixels(seg.node_embedding.astype(np.float32)), eigenvalues=seg.eigenvalues,
+                first="u*" if seg.method == "csp" else ""))
         else:
             raise core.SegappError(f"unknown export {kind!r}; valid: labels, overlay, eigenvectors")
         return path

@@ -25,7 +25,11 @@ def test_segment_writes_label_png_equal_to_result(tmp_path, capsys):
     seg = core.segment(img, core.Constraints.from_json(cons), method="e2cp", n_segments=3, alpha=0.7)
     assert np.array_equal(mask, seg.labels)
     strip = np.asarray(Image.open(eig))
-    assert strip.shape[0] == 30 and strip.shape[1] >= 3 * 40
+    from segapp.core.render import CAPTION_PX
+
+    assert strip.shape[0] == 30 + CAPTION_PX and strip.shape[1] >= 3 * 40
+    for k in range(3):  # every panel captioned ("vector k ... eigenvalue ..."), dark text on white
+        assert (strip[30:, k * 44:k * 44 + 40] < 100).any()
 
 
 def test_demo_and_methods(tmp_path, capsys):

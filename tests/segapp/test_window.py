@@ -151,7 +151,10 @@ def test_export_writes_the_result_labels_at_full_size(qtbot, window, tmp_path):
     assert np.array_equal(labels, _expected(window, previous=_label_image(before)).labels)
     h, w = window.model.shape
     assert Image.open(tmp_path / "overlay.png").size == (w, h)
-    assert Image.open(tmp_path / "eigenvectors.png").size[1] == h
+    from segapp.core.render import CAPTION_PX
+
+    strip = np.asarray(Image.open(tmp_path / "eigenvectors.png"))
+    assert strip.shape[0] == h + CAPTION_PX and (strip[h:] < 100).any()  # a caption under each panel
 
 
 def test_export_into_a_missing_folder_says_so(qtbot, window, tmp_path):
