@@ -168,11 +168,11 @@ class Bench:
         for send in events[:-1]:
             send()
             self.app.processEvents()
-        self.run_until(lambda: not w.compare.busy)
+        self.run_until(lambda: not w.compare.busy and not w.compare.stale)
         t0 = time.perf_counter()
         events[-1]()
-        self.run_until(lambda: w.compare.busy)
-        self.run_until(lambda: not w.compare.busy)
+        self.run_until(lambda: w.compare.busy or w.compare.stale)
+        self.run_until(lambda: not w.compare.busy and not w.compare.stale)
         took = time.perf_counter() - t0
         self.settle()
         return took
@@ -288,7 +288,7 @@ def _preview_and_compare(bench, a, np):
     bench.settle()
     bench.w.compare_dock.show()
     bench.w.compare_dock.raise_()
-    bench.run_until(lambda: not bench.w.compare.busy)
+    bench.run_until(lambda: not bench.w.compare.busy and not bench.w.compare.stale)
     rng = np.random.RandomState(1)
     fills = []
     bench.beat.start()

@@ -3,9 +3,9 @@
 The compare view has a worker process of its own (a second
 :class:`~segapp.worker.client.WorkerClient` behind a :class:`~.runner.SegmentRunner`), so
 filling it never delays the result on the canvas and never blocks drawing. After every edit
-the methods are segmented one after another on the newest constraints (the current method
-first is not needed: the canvas shows it; it comes last); an edit made while the view fills
-restarts it on the newest strokes. Each tile shows the method's final labels in the canvas's
+the methods are segmented one after another on the newest constraints (the current method's final labels are not computed again: its tile
+shows the canvas's result); an edit made while the view fills restarts it on the newest
+strokes. Each tile shows the method's final labels in the canvas's
 colours (segments matched to the shown result's, :class:`~.colours.SegmentColours`), its
 name, its ARI when a ground truth is open, and its time; with *paper rounding* on, each
 paper's own rounding (``rounding='paper'``) is shown beside, so a person sees what the
@@ -163,6 +163,7 @@ class CompareView(QWidget):
         self._sent_gt = None
         self._last: dict = {}  # method -> rid of its last final result (its "previous")
         self._main_prev = None  # the canvas colours' grid, to match tiles to
+        self.main_score = lambda: None  # the window's ARI of its shown result (the window sets it)
         self.paper_box.toggled.connect(self._on_paper)
         model.constraintsChanged.connect(self.refill)
         model.imageChanged.connect(self._on_image)
@@ -184,6 +185,11 @@ class CompareView(QWidget):
         self.active = bool(on)
         if self.active:
             self.refill()
+            res = self.model.result
+            if res is not None and res.node_map is not None:  # the result on screen, at once
+                colours = SegmentColours()
+                colours._prev = self._main_prev
+                self.show_main(res, colours.assign(res, self.model.items(Kind.BLOCK)))
         else:
             self._queue = []
 
@@ -216,7 +222,9 @@ class CompareView(QWidget):
             self._sent_gt = gt
         order = [x for x in self.tiles if x != m.method] + [m.method]
         kinds = ("final", "paper") if self.paper_box.isChecked() else ("final",)
-        self._queue = [(x, k) for x in order for k in kinds if not (x == "ncut" and k == "paper")]
+        # the current method's final labels are the canvas's: its tile is painted from them
+        self._queue = [(x, k) for x in order for k in kinds
+                       if not (x == "ncut" and k == "paper") and not (x == m.method and k == "final")]
         for t in self.tiles.values():
             t.paper.setVisible(self.paper_box.isChecked() and t.method != "ncut")
             t.mark_stale()
@@ -225,7 +233,8 @@ class CompareView(QWidget):
     def _next(self) -> None:
         if not self._queue:
             self._rid = None
-            self.filled.emit()
+            if not self.stale:
+                self.filled.emit()
             return
         method, kind = self._queue[0]
         m = self.model
@@ -249,6 +258,23 @@ class CompareView(QWidget):
         rgb = tile_rgb(self.model.display, result, info.slots)
         self.tiles[method].show_result(kind, _pixmap(rgb), result.ari, result.seconds)
         self._next()
+
+    def show_main(self, result, info) -> None:
+        """The window's own result (in the canvas's colours ``info``) as its method's tile."""
+        if not self.active or result is not self.model.result or result.method not in self.tiles:
+            return
+        rgb = tile_rgb(self.model.display, result, info.slots)
+        ari = self.main_score() if self.model.current_ground_truth() is not None else None
+        self.tiles[result.method].show_result("final", _pixmap(rgb), ari, result.seconds)
+        if not self.busy and not self.stale:
+            self.filled.emit()
+
+    def main_ari(self, result, ari) -> None:
+        """The window's ARI of its result (scored after the result arrived) on its tile."""
+        tile = self.tiles.get(getattr(result, "method", None))
+        if tile is not None and ari is not None and result is self.model.result and tile.ari != ari:
+            tile.ari = ari
+            tile._caption()
 
     def _on_failed(self, rid, message) -> None:
         if rid != self._rid or not self._queue:

@@ -192,6 +192,9 @@ class MainWindow(QMainWindow):
         self.side.legend.coloured.connect(canvas.show_result)
         canvas.ghost.namer = self.side.legend.name_of
         self.side.legend.coloured.connect(lambda *_: self.compare.follow_colours(self.side.legend.colours))
+        self.side.legend.coloured.connect(self.compare.show_main)
+        c.statusChanged.connect(lambda *_: self.compare.main_ari(self.model.result, c.ari))  # scored later
+        self.compare.main_score = lambda: c.ari
         m.groundTruthChanged.connect(self._show_ground_truth)
         self.berkeley.show_gt.toggled.connect(lambda _on: self._show_ground_truth())
         self.berkeley.imageChosen.connect(c.open_bsds_item)

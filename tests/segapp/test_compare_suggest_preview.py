@@ -142,7 +142,8 @@ def test_compare_tiles_show_each_methods_ari_when_a_ground_truth_is_open(qtbot, 
     with qtbot.waitSignal(cmp.filled, timeout=4 * RESULT_TIMEOUT_MS):
         window.compare_dock.show()
         window.compare_dock.raise_()
-    assert all("ARI" in t.caption.text() and t.ari is not None for t in cmp.tiles.values())
+    qtbot.waitUntil(lambda: all("ARI" in t.caption.text() and t.ari is not None for t in cmp.tiles.values()),
+                    timeout=RESULT_TIMEOUT_MS)  # the current method's tile: the window's own score
     settle(qtbot, window)
 
 
