@@ -11,7 +11,8 @@ node outlines, about half the time per result); the refined result comes when th
 released and committed as any edit.
 
 On by default; View → Preview while drawing turns it off (kept in the settings). It pauses
-itself for an image where previews take longer than :data:`SLOW_S` (the machine does not
+itself for an image where previews take longer than :data:`SLOW_S` (median of the last
+:data:`SAMPLES`; the machine does not
 keep up there: a 12-megapixel photo), says so once in the status bar and stops its worker
 (made again for the next image).
 """
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
 from PySide6.QtCore import QObject, Signal
 
 from segapp import core
@@ -27,7 +29,8 @@ from segapp.core.constraints import Kind
 
 from .edits import BlockEdit, LinkEdit
 
-SLOW_S = 0.3  # previews slower than this (request to result, median of the last 3) pause for the image
+SLOW_S = 0.4  # previews slower than this (request to result, median of the last 5) pause for the image
+SAMPLES = 5
 PREVIEW_PARAMS = {"pixel_band": 0.0}  # node-level labels while dragging
 
 
@@ -68,8 +71,14 @@ class Preview(QObject):
         return self._runner
 
     def _on_image(self) -> None:
+        """A new image: the preview worker gets it now (started if need be), so the first
+        drag is previewed without waiting for a worker to start."""
         self._rids.clear()
         self._took = []
+        m = self.model
+        if self.enabled and m.image is not None:
+            self.runner.set_image(m.image_token, m.image)
+            self._sent = m.image_token
 
     def set_enabled(self, on: bool) -> None:
         self.enabled = bool(on)
@@ -79,12 +88,14 @@ class Preview(QObject):
             self._runner.shutdown()
 
     def _stop_worker(self) -> None:
-        from PySide6.QtCore import QTimer
+        """Stop the preview worker in a thread of its own (stopping joins the runner's thread:
+        never on the GUI thread)."""
+        import threading
 
         runner, self._runner, self._connected, self._sent = self._runner, None, False, None
         if runner is not None:
             self._rids.clear()
-            QTimer.singleShot(0, runner.shutdown)  # after this result's delivery has returned
+            threading.Thread(target=runner.shutdown, name="segapp-preview-stop", daemon=True).start()
 
     def request(self, edit) -> None:
         """Ask for the result with ``edit`` (a LinkEdit or BlockEdit being dragged) added."""
@@ -126,12 +137,12 @@ class Preview(QObject):
         if rid not in self._rids or self.model.image_token != self._sent:
             return
         self._took.append(time.perf_counter() - self._rids.pop(rid))
-        del self._took[:-3]
-        slow = len(self._took) == 3 and sorted(self._took)[1] > SLOW_S
+        del self._took[:-SAMPLES]
+        slow = len(self._took) == SAMPLES and float(np.median(self._took)) > SLOW_S
         if slow and self._paused_token != self.model.image_token:
             self._paused_token = self.model.image_token
             self.paused.emit(f"preview while drawing paused for this image: a preview takes "
-                             f"{sorted(self._took)[1]:.1f} s here")
+                             f"{float(np.median(self._took)):.1f} s here")
             self._stop_worker()  # its memory back while the image is shown; a new one for the next
         if self._released_after(rid):
             return

@@ -42,7 +42,9 @@ def make_window(qtbot, image=None, runner=None):
     from segapp.gui.main_window import MainWindow
     from segapp.resources import DEMO_IMAGE
 
-    persistence.settings().clear()  # every test starts from a fresh install
+    persistence.settings().clear()  # every test starts from a fresh install ...
+    persistence.settings().setValue("preview", False)  # ... but without a preview worker per window
+    # (the tests of previews turn them on: View → Preview while drawing)
     w = MainWindow(runner)
     qtbot.addWidget(w)
     w.resize(1200, 720)

@@ -85,6 +85,7 @@ def test_the_compare_view_fills_every_method_and_a_click_chooses_one(qtbot, wind
 
 
 def test_a_dragged_stroke_is_previewed_before_it_is_committed(qtbot, window):
+    window.preview_action.setChecked(True)
     pre = window.controller.preview
     seen = []
     pre.shown.connect(seen.append)
@@ -113,6 +114,7 @@ def test_preview_off_sends_nothing_while_dragging(qtbot, window):
 
 
 def test_a_previewed_drag_dropped_short_shows_the_committed_result_again(qtbot, window):
+    window.preview_action.setChecked(True)
     seen = []
     window.controller.preview.shown.connect(seen.append)
     window.canvas.view.tool = MUST
@@ -148,16 +150,17 @@ def test_compare_tiles_show_each_methods_ari_when_a_ground_truth_is_open(qtbot, 
 
 
 def test_previews_pause_where_the_machine_does_not_keep_up(qtbot, window, monkeypatch):
-    """Previews slower than SLOW_S (median of three) pause for the image, say so, and free
+    """Previews slower than SLOW_S (median of the last SAMPLES) pause for the image, say so, and free
     their worker's memory."""
     from segapp.gui import preview
 
     monkeypatch.setattr(preview, "SLOW_S", 0.0)  # every machine is too slow now
+    window.preview_action.setChecked(True)
     pre = window.controller.preview
     said = []
     pre.paused.connect(said.append)
     window.canvas.view.tool = MUST
-    for k in range(4):
+    for k in range(8):
         events = stroke_events(window.canvas, 40, 60 + 10 * k, 200, 300, steps=3)
         before = pre.count
         for send in events[:-1]:

@@ -70,6 +70,7 @@ def test_strokes_on_a_large_photo_keep_every_turn_of_the_gui_thread_short(qtbot,
     from segapp.gui.canvas import CANNOT
     from tests.probe import Heartbeat, stroke_events
 
+    window.preview_action.setChecked(True)  # previews are painted too, as a person has them
     with qtbot.waitSignal(window.model.resultChanged, timeout=RESULT_TIMEOUT_MS):
         window.controller.open_image(photo)
     settle(qtbot, window)

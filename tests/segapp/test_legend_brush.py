@@ -67,15 +67,19 @@ def test_a_segment_name_stays_with_its_colour(qtbot, window):
     assert legend.name_of(_label_at(window, 10, 10)) == "sky"
 
 
-def test_an_empty_segment_is_said_plainly(qtbot, window):
+def _with_an_empty_segment(window, k: int) -> SegmentResult:
+    """The shown result's nodes in segments 0 .. k-2 only (K = k asked, the last one empty)."""
     nm = window.model.result.node_map
     n = int(nm.node_map.max()) + 1
-    labels = (np.arange(n) % 2).astype(np.int64)  # K = 3 asked, only segments 0 and 1 used
-    res = SegmentResult(rid=window.runner.latest, method="csp", n_segments=3, node_labels=labels,
-                        node_embedding=np.zeros((n, 3), np.float32), eigenvalues=np.zeros(3), honoured={},
-                        warnings=(), info={}, params={}, seconds=0.1, n_nodes=n, map_key=nm.key,
-                        node_map=NodeMap(nm.key, nm.node_map, nm.factor, nm.shape))
-    window.model.set_result(res)
+    labels = (np.arange(n) % (k - 1)).astype(np.int64)
+    return SegmentResult(rid=window.runner.latest, method="csp", n_segments=k, node_labels=labels,
+                         node_embedding=np.zeros((n, 3), np.float32), eigenvalues=np.zeros(3), honoured={},
+                         warnings=(), info={}, params={}, seconds=0.1, n_nodes=n, map_key=nm.key,
+                         node_map=NodeMap(nm.key, nm.node_map, nm.factor, nm.shape))
+
+
+def test_an_empty_segment_is_said_plainly(qtbot, window):
+    window.model.set_result(_with_an_empty_segment(window, 3))  # only segments 0 and 1 used
     legend = window.side.legend
     qtbot.waitUntil(lambda: not window.drawing)  # the table follows the overlay in a later turn
     assert legend.note.isVisible()
@@ -165,14 +169,7 @@ def test_at_1366x768_the_empty_segment_note_leaves_every_row_visible(qtbot, wind
     off itself. Now the note is one line (what to do in its tooltip) and the table keeps a row
     for every segment."""
     window.resize(1366, 740)  # a 1366x768 screen less a panel
-    nm = window.model.result.node_map
-    n = int(nm.node_map.max()) + 1
-    labels = (np.arange(n) % 4).astype(np.int64)  # K = 5 asked, segment 4 empty
-    res = SegmentResult(rid=window.runner.latest, method="csp", n_segments=5, node_labels=labels,
-                        node_embedding=np.zeros((n, 3), np.float32), eigenvalues=np.zeros(3), honoured={},
-                        warnings=(), info={}, params={}, seconds=0.1, n_nodes=n, map_key=nm.key,
-                        node_map=NodeMap(nm.key, nm.node_map, nm.factor, nm.shape))
-    window.model.set_result(res)
+    window.model.set_result(_with_an_empty_segment(window, 5))  # segment 4 empty
     legend = window.side.legend
     qtbot.waitUntil(lambda: not window.drawing)
     qtbot.wait(50)  # the layout settles
