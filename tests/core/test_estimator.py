@@ -71,3 +71,16 @@ def test_one_cluster_is_accepted_and_a_cannot_link_warned():
     assert (est.fit_predict(X, must_link=[(0, 1)]) == 0).all()
     with pytest.warns(ContradictoryConstraintsWarning, match="cannot hold with one cluster"):
         est.fit(X, cannot_link=[(0, 1)])
+
+
+@pytest.mark.filterwarnings("ignore::segapp.core.errors.SegappWarning")
+@pytest.mark.parametrize("method", list(core.METHODS))
+def test_every_method_passes_every_check_none_skipped(method, monkeypatch):
+    """scikit-learn's check_estimator on each method's estimator: every check runs (none
+    skipped) and passes."""
+    from sklearn.utils.estimator_checks import check_estimator
+
+    monkeypatch.setenv("SCIPY_ARRAY_API", "1")  # so the array-API input check runs too
+    results = check_estimator(core.ConstrainedSpectralClustering(method, random_state=0), on_fail=None)
+    assert len(results) > 40
+    assert [(r["check_name"], r["status"]) for r in results if r["status"] != "passed"] == []
