@@ -11,11 +11,12 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QObject, QRunnable, QSize, QThreadPool, Signal
 from PySide6.QtGui import QIcon, QImage, QPixmap
-from PySide6.QtWidgets import (QCheckBox, QDockWidget, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
-                               QSpinBox, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QDockWidget, QFileDialog, QHBoxLayout, QLabel, QListWidget,
+                               QListWidgetItem, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
 from segapp.core.eval import bsds
 
+from .export_set import SetExporter
 from .persistence import settings
 
 THUMB = 96
@@ -65,6 +66,7 @@ class BerkeleyBrowser(QDockWidget):
 
     imageChosen = Signal(object)
     thumbnailsDone = Signal()
+    exported = Signal(str)  # the summary of "Export all masks"
 
     def __init__(self, model, parent=None):
         super().__init__("Berkeley images", parent)
@@ -91,7 +93,15 @@ class BerkeleyBrowser(QDockWidget):
         row.addWidget(self.show_gt)
         row.addWidget(self.annotator)
         lay.addLayout(row)
+        self.export_button = QPushButton("Export all masks…")
+        self.export_button.setToolTip("Segment every image of the set that has constraints and write "
+                                      "its label mask (<stem>_labels.png) into a folder")
+        self.export_button.clicked.connect(self._ask_export_folder)
+        lay.addWidget(self.export_button)
+        self.exporter = SetExporter(model)
+        self.exporter.done.connect(self._exported)
         self.info = QLabel("")
+        self.info.setWordWrap(True)
         lay.addWidget(self.info)
         self.setWidget(w)
         self.items: list[bsds.BsdsItem] = []
@@ -123,6 +133,25 @@ class BerkeleyBrowser(QDockWidget):
 
     def _chosen(self, li):
         self.imageChosen.emit(self.items[self.list.row(li)])
+
+    def export_all(self, folder) -> None:
+        """Every mask of the set into ``folder`` (in the background; ``exporter.done`` says what
+        was written and skipped)."""
+        self.export_button.setEnabled(False)
+        self.info.setText(f"exporting the masks of {len(self.items)} images…")
+        self.exporter.export([it.image for it in self.items], folder)
+
+    def _ask_export_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Export all masks of the set into…",
+                                                  settings().value("last_save_folder", "") or "")
+        if folder:
+            settings().setValue("last_save_folder", folder)
+            self.export_all(folder)
+
+    def _exported(self, text: str) -> None:
+        self.export_button.setEnabled(True)
+        self.info.setText(text)
+        self.exported.emit(text)
 
     def step(self, delta: int) -> None:
         """The next (``delta`` = 1) or previous (-1) image of the set, from the one shown."""

@@ -1,6 +1,8 @@
 """Window defects a newcomer met (issue "A newcomer's first hour"), each with a test that
 failed before its fix."""
 
+from pathlib import Path
+
 import numpy as np
 from PySide6.QtGui import QAction, QKeySequence
 
@@ -151,3 +153,29 @@ def test_a_berkeley_set_is_annotated_image_by_image(qtbot, window, tmp_path):
     go(-1)
     assert str(window.model.path) == str(b.items[0].image)
     assert persistence.settings().value("berkeley/done", [], type=list) == [str(b.items[1].image)]
+
+
+def test_export_all_masks_of_a_set_writes_those_with_constraints_and_says_what_it_skipped(qtbot, window, tmp_path):
+    from PIL import Image
+
+    from tests.core.test_bsds_metrics import make_bsds
+
+    root = make_bsds(tmp_path / "bsds", n=2, h=40, w=60)
+    with qtbot.waitSignal(window.berkeley.thumbnailsDone, timeout=20000):
+        assert window.open_berkeley(root)
+    b = window.berkeley
+    with qtbot.waitSignal(window.model.resultChanged, timeout=RESULT_TIMEOUT_MS):
+        b.step(1)
+    settle(qtbot, window)
+    window.model.add_block(core.Block(2, 5, 5, 15, 15))  # the first image only
+    settle(qtbot, window)
+    out = tmp_path / "masks"
+    out.mkdir()
+    with qtbot.waitSignal(b.exported, timeout=2 * RESULT_TIMEOUT_MS) as sig:
+        b.export_all(out)
+    first, second = (Path(it.image).stem for it in b.items)
+    mask = np.asarray(Image.open(out / f"{first}_labels.png"))
+    assert mask.shape == (40, 60) and mask[10, 10] == 1  # the block of label 2 is segment 1
+    assert not (out / f"{second}_labels.png").exists()
+    assert "wrote 1 mask" in sig.args[0] and f"skipped 1 without constraints: {second}" in sig.args[0]
+    assert b.export_button.isEnabled() and b.info.text() == sig.args[0]
