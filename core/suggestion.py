@@ -275,7 +275,8 @@ def _stroke_anchors(constraints, rep, labels, anchors: tuple, region: set) -> tu
                 node = rep.node_at(int(r), int(c))
                 j = int(labels[node])
                 if j not in done and node not in region and j < len(out):
-                    out[j], _ = (int(r), int(c)), done.add(j)
+                    out[j] = (int(r), int(c))
+                    done.add(j)
     return tuple(out)
 
 

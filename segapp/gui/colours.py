@@ -75,6 +75,13 @@ class SegmentColours:
         """A new image: nothing to stay consistent with."""
         self._prev = None
 
+    def follower(self) -> "SegmentColours":
+        """A fresh matcher whose next result takes the colours of this one's last result (the
+        compare view's tiles in the canvas's colours); this one is left as it is."""
+        fresh = SegmentColours()
+        fresh._prev = self._prev
+        return fresh
+
     def assign(self, result, blocks=()) -> SegmentInfo:
         """Slots, pixel shares and block labels of ``result``'s segments.
 

@@ -162,7 +162,7 @@ class CompareView(QWidget):
         self._sent_image = None
         self._sent_gt = None
         self._last: dict = {}  # method -> rid of its last final result (its "previous")
-        self._main_prev = None  # the canvas colours' grid, to match tiles to
+        self._main = SegmentColours()  # the canvas's colours, to match tiles to
         self.main_score = lambda: None  # the window's ARI of its shown result (the window sets it)
         self.paper_box.toggled.connect(self._on_paper)
         model.constraintsChanged.connect(self.refill)
@@ -187,9 +187,7 @@ class CompareView(QWidget):
             self.refill()
             res = self.model.result
             if res is not None and res.node_map is not None:  # the result on screen, at once
-                colours = SegmentColours()
-                colours._prev = self._main_prev
-                self.show_main(res, colours.assign(res, self.model.items(Kind.BLOCK)))
+                self.show_main(res, self._main.follower().assign(res, self.model.items(Kind.BLOCK)))
         else:
             self._queue = []
 
@@ -252,9 +250,7 @@ class CompareView(QWidget):
         method, kind = self._queue.pop(0)
         if kind == "final":
             self._last[method] = rid
-        colours = SegmentColours()
-        colours._prev = self._main_prev
-        info = colours.assign(result, self.model.items(Kind.BLOCK))
+        info = self._main.follower().assign(result, self.model.items(Kind.BLOCK))
         rgb = tile_rgb(self.model.display, result, info.slots)
         self.tiles[method].show_result(kind, _pixmap(rgb), result.ari, result.seconds)
         self._next()
@@ -287,7 +283,7 @@ class CompareView(QWidget):
 
     def follow_colours(self, colours: SegmentColours) -> None:
         """Match tiles' colours to the canvas's (its colour grid of the shown result)."""
-        self._main_prev = colours._prev
+        self._main = colours
 
     def _on_paper(self, _on: bool) -> None:
         self.refill()
