@@ -125,7 +125,7 @@ class Preview(QObject):
             self._sent = m.image_token
         rid = runner.request(m.image_token, items[Kind.MUST_LINK], items[Kind.CANNOT_LINK],
                              items[Kind.BLOCK], m.method, m.n_segments, {**m.params, **PREVIEW_PARAMS},
-                             order=order)
+                             order=order, suggest=False)  # the ghost waits for the committed result
         for old in [r for r in self._rids if r <= rid - 64]:  # answers that never came
             del self._rids[old]
         self._rids[rid] = time.perf_counter()

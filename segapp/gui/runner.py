@@ -68,14 +68,15 @@ class SegmentRunner(QObject):
 
     # -- requests (GUI thread) --------------------------------------------------------
     def request(self, image_token, must_link, cannot_link, blocks, method, n_segments, params,
-                order=None, previous=None) -> int:
+                order=None, previous=None, suggest: bool = True) -> int:
         """Queue a segmentation; it supersedes any request still waiting. Returns its id.
 
         ``order``: the items' creation sequence numbers (:attr:`core.Constraints.order`);
         ``previous``: the id of the result on screen (:attr:`SegmentRequest.previous`)."""
         self.latest = next(_RIDS)
         req = SegmentRequest(self.latest, image_token, tuple(must_link), tuple(cannot_link), tuple(blocks),
-                             method, int(n_segments), dict(params), order=order, previous=previous)
+                             method, int(n_segments), dict(params), order=order, previous=previous,
+                             suggest=suggest)
         with self._cond:
             self._pending = req
             self._cond.notify()

@@ -120,7 +120,7 @@ class Engine:
             warnings=tuple(seg.warnings), info=_plain(seg.info), params=_plain(seg.params),
             seconds=seg.seconds, n_nodes=seg.params["n_nodes"], map_key=map_key,
             node_map=None if nm.key in req.have_maps else nm, ari=self._ari(seg), ari_token=self.gt_token,
-            base_key=nm.key, refine=refine, suggestion=_suggestion(seg, cons))
+            base_key=nm.key, refine=refine, suggestion=_suggestion(seg, cons) if req.suggest else None)
 
     def cache_builds(self) -> dict:
         """How often each stroke-independent part was computed for the held image, summed

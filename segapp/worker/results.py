@@ -79,6 +79,8 @@ class SegmentRequest:
         Id of the result on screen when the edit was made: the worker passes it to
         ``core.segment(previous=...)`` so earlier strokes keep their segments (None, or a
         result no longer kept: the call stands alone).
+    suggest : bool
+        Send the suggested next stroke with the result (a preview does without it).
     """
 
     rid: int
@@ -92,6 +94,7 @@ class SegmentRequest:
     have_maps: tuple = ()
     order: dict | None = None
     previous: int | None = None
+    suggest: bool = True
 
 
 @dataclass(frozen=True)
