@@ -52,6 +52,34 @@ def find_images(root, split: str | None = None) -> list[BsdsItem]:
     return items
 
 
+def find_set(root) -> list[BsdsItem]:
+    """The images a person annotates as a set: a BSDS500 folder (every split, with ground
+    truth), else the image files directly in ``root`` (any format segapp opens), sorted by
+    name, without ground truth (``split`` is ``''``).
+
+    Raises
+    ------
+    DatasetError
+        If ``root`` is not a folder, or holds neither layout.
+    """
+    from ..image import SUPPORTED_SUFFIXES
+
+    root = Path(root)
+    if (root / "images").is_dir():
+        return find_images(root)
+    try:
+        if not root.is_dir():
+            why = "it is a file, not a folder" if root.exists() else "it does not exist"
+            raise DatasetError(f"{root} is not a folder of images: {why}")
+        files = sorted(p for p in root.iterdir() if p.suffix.lower() in SUPPORTED_SUFFIXES and p.is_file())
+    except OSError as e:
+        raise DatasetError(f"cannot read {root}: {e.strerror or e}") from None
+    if not files:
+        raise DatasetError(f"{root} holds no images: neither image files ({', '.join(SUPPORTED_SUFFIXES)}) "
+                           "nor a BSDS500 folder (images/<split>/*.jpg)")
+    return [BsdsItem("", p.name, p, None) for p in files]
+
+
 def with_ground_truth(items: list[BsdsItem], root) -> list[BsdsItem]:
     """The items that have a ground-truth file.
 

@@ -16,7 +16,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--constraints", help="constraint JSON file to load")
     p.add_argument("--method", help="method to select")
     p.add_argument("--segments", type=int, help="number of segments")
-    p.add_argument("--berkeley", metavar="FOLDER", help="open a BSDS500-layout folder in the browser")
+    p.add_argument("--berkeley", metavar="FOLDER", help="open a set of images in the browser: a BSDS500 folder (images/, groundTruth/) "
+                        "or any folder of images")
     p.add_argument("--compare", nargs="?", const="final", choices=("final", "paper"),
                    help="open the compare view: every method's result on the same strokes (View → Compare "
                         "methods); '--compare paper' also shows each paper's own rounding beside")

@@ -1,4 +1,5 @@
-"""File → Open Berkeley folder…: images with thumbnails; which human ground truth to show.
+"""File → Open image set…: a folder of images or a Berkeley folder, with thumbnails, each
+image's status, next / previous, export of every mask; which human ground truth to show.
 
 The ground truth itself lives in the session model (read in the file thread); the browser
 chooses the annotator and whether the outline is shown.
@@ -69,7 +70,7 @@ class BerkeleyBrowser(QDockWidget):
     exported = Signal(str)  # the summary of "Export all masks"
 
     def __init__(self, model, parent=None):
-        super().__init__("Berkeley images", parent)
+        super().__init__("Image set", parent)
         self.model = model
         w = QWidget()
         lay = QVBoxLayout(w)
@@ -115,13 +116,13 @@ class BerkeleyBrowser(QDockWidget):
         self.pool.setMaxThreadCount(1)
 
     def open_folder(self, root) -> None:
-        """Raises :class:`core.eval.bsds.DatasetError` for a folder that is not in the layout."""
-        self.items = bsds.find_images(root)
+        """A Berkeley folder, or a plain folder of images (:func:`core.eval.bsds.find_set`).
+
+        Raises :class:`core.eval.bsds.DatasetError` for a folder that is neither."""
+        self.items = bsds.find_set(root)
         self.list.clear()
         for it in self.items:
-            li = QListWidgetItem(f"{it.id}")
-            li.setToolTip(f"{it.split}/{it.id}" + ("" if it.ground_truth else " (no ground truth)"))
-            self.list.addItem(li)
+            self.list.addItem(QListWidgetItem(f"{it.id}"))
         self.info.setText(f"{len(self.items)} images in {root}")
         self.refresh_status()
         self.pool.start(_Thumbs(self.items, self._sink))
@@ -189,7 +190,8 @@ class BerkeleyBrowser(QDockWidget):
             st = self.status(it)
             mark = {"done": "✓ ", "in progress": "… "}.get(st, "")
             self.list.item(k).setText(f"{mark}{it.id}")
-            self.list.item(k).setToolTip(f"{it.split}/{it.id}: {st}" + ("" if it.ground_truth else " (no ground truth)"))
+            where = f"{it.split}/{it.id}" if it.split else it.id
+            self.list.item(k).setToolTip(f"{where}: {st}" + ("" if it.ground_truth else " (no ground truth)"))
 
     def _show_ground_truth_info(self):
         segs = self.model.ground_truth

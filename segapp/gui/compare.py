@@ -242,7 +242,8 @@ class CompareView(QWidget):
             params["rounding"] = "paper"
         self._rid = self.runner.request(m.image_token, s[Kind.MUST_LINK], s[Kind.CANNOT_LINK], s[Kind.BLOCK],
                                         method, m.n_segments, params, order=s["order"],
-                                        previous=self._last.get(method) if kind == "final" else None)
+                                        previous=self._last.get(method) if kind == "final" else None,
+                                        suggest=False)  # a tile shows no ghost
 
     def _on_result(self, rid, result) -> None:
         if rid != self._rid or not self._queue:

@@ -20,6 +20,7 @@ from segapp.core import render
 from . import files
 from .background import Background
 from .busy_clock import BusyClock
+from .load_progress import LoadSteps
 from .preview import Preview
 from .runner import SegmentRunner
 from .status_text import result_line, result_tooltip
@@ -49,6 +50,7 @@ class Controller(QObject):
         self.files = Background(self)
         self.clock = BusyClock(self)
         self.clock.textChanged.connect(self.progressChanged)
+        self.load = LoadSteps(self)  # a long load's steps, for the status bar's bar
         self.ari: float | None = None  # of the shown result against the chosen annotator
         self._gt_token = 0
         self._loading = None  # (path, image token) of the constraint file being read
@@ -63,6 +65,7 @@ class Controller(QObject):
         r.finished.connect(self._on_result)
         r.failed.connect(lambda rid, msg: self.error(msg))
         r.progress.connect(self.clock.start)
+        r.progress.connect(self.load.worker_says)
         r.busyChanged.connect(self._on_busy)
         r.taskDone.connect(self._on_task)
         r.taskFailed.connect(self._on_task_failed)
@@ -86,6 +89,7 @@ class Controller(QObject):
         m = self.model
         self.runner.set_image(m.image_token, m.image)
         h, w = m.shape
+        self.load.go(2)
         self.progressChanged.emit(f"sending the {w}×{h} image to the worker…")
 
     def _on_ground_truth(self) -> None:
@@ -102,6 +106,7 @@ class Controller(QObject):
         if not current and self.model.current_ground_truth() is not None:
             self.runner.call(Op.SCORE, rid)  # scored against an annotator since replaced
         self.model.set_result(result)
+        self.load.go(0)
         self._show_result()
 
     def _on_task(self, name, value) -> None:
@@ -134,6 +139,7 @@ class Controller(QObject):
         self.statusChanged.emit(line, result_tooltip(m.result), False)
 
     def error(self, message: str) -> None:
+        self.load.go(0)
         self.statusChanged.emit(f"⚠ {message}", message, True)
 
     # -- files ----------------------------------------------------------------------
@@ -143,6 +149,7 @@ class Controller(QObject):
         A file that cannot be read leaves image, constraints and result as they were.
         """
         self.progressChanged.emit(f"opening {Path(path).name}…")
+        self.load.go(1)
 
         def done(value):
             self.model.set_image(path, *value)
@@ -151,6 +158,7 @@ class Controller(QObject):
 
         def failed(message):
             self.progressChanged.emit("")
+            self.load.go(0)
             self.model.errorOccurred.emit(message)
 
         self.files.run(lambda: files.decode_image(path), done, failed)

@@ -11,13 +11,14 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QProgressBar, QSplitter, QToolBar
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMainWindow, QSplitter, QToolBar
 
 from segapp import core
 
 from . import colours, persistence, recovery, turns
 from .autosave_badge import AutosaveBadge
 from .berkeley import BerkeleyBrowser
+from .load_progress import LoadBar
 from .canvas import BLOCK, BRUSH, CANNOT, ERASE, MUST, Canvas
 from .compare import CompareView
 from .commands import CLEAR_ALL_KEY, fixed_undo_action
@@ -88,10 +89,7 @@ class MainWindow(QMainWindow):
     def _build_status(self):
         self.status = QLabel("")
         self.progress = QLabel("")
-        self.busy = QProgressBar()
-        self.busy.setRange(0, 0)
-        self.busy.setMaximumWidth(90)
-        self.busy.hide()
+        self.busy = LoadBar()  # busy while computing; a long load's steps
         self._err_timer = QTimer(self, singleShot=True, interval=6000)
         self._err_timer.timeout.connect(lambda: self.statusBar().setStyleSheet(""))
         self.statusBar().addWidget(self.status, 1)
@@ -136,7 +134,7 @@ class MainWindow(QMainWindow):
         fm.addAction(QAction("Load constraints…", self, triggered=self.load_constraints_dialog))
         fm.addAction(QAction("Save constraints…", self, shortcut=QKeySequence.Save,
                              triggered=self.save_constraints_dialog))
-        fm.addAction(QAction("Open Berkeley folder…", self, triggered=self.open_berkeley_dialog))
+        fm.addAction(QAction("Open image set (folder or Berkeley)…", self, triggered=self.open_berkeley_dialog))
         for text, key, fn in (("Next image of the set", "PgDown", lambda: self.berkeley.step(1)),
                               ("Previous image of the set", "PgUp", lambda: self.berkeley.step(-1)),
                               ("Mark image done / not done", "Ctrl+D", lambda: self.berkeley.mark_done())):
@@ -202,7 +200,8 @@ class MainWindow(QMainWindow):
         self.side.boundaries.toggled.connect(self._on_overlay_options)
         c.statusChanged.connect(self._on_status)
         c.progressChanged.connect(self.progress.setText)
-        c.busyChanged.connect(self.busy.setVisible)
+        c.busyChanged.connect(self.busy.set_busy)
+        c.load.changed.connect(self.busy.set_step)
         self.autosave.failed.connect(lambda msg: c.error(
             f"autosave failed ({msg}): new strokes are not kept if segapp crashes; File → Save constraints… still works"))
         self.autosave.recovered.connect(lambda: self._on_status("autosave works again", "", False))
@@ -320,7 +319,8 @@ class MainWindow(QMainWindow):
 
     # -- Berkeley, drag and drop, recent ----------------------------------------------
     def open_berkeley_dialog(self):
-        d = QFileDialog.getExistingDirectory(self, "Open Berkeley folder (the one holding images/ and groundTruth/)",
+        d = QFileDialog.getExistingDirectory(self, "Open a folder of images, or a Berkeley folder (the one "
+                                             "holding images/ and groundTruth/)",
                                              persistence.settings().value("last_folder", ""))
         if d:
             self.open_berkeley(d)
@@ -332,7 +332,8 @@ class MainWindow(QMainWindow):
             self.controller.error(str(e))
             return False
         # a good folder replaces what an earlier, rejected one said
-        self.controller.statusChanged.emit(f"Berkeley folder: {len(self.berkeley.items)} images in {root}", "",
+        what = "Berkeley folder" if self.berkeley.items[0].split else "Image set"
+        self.controller.statusChanged.emit(f"{what}: {len(self.berkeley.items)} images in {root}", "",
                                            False)
         return True
 

@@ -17,6 +17,7 @@ from collections import OrderedDict
 import numpy as np
 
 from segapp import core
+from segapp.core.graph_setup import graph_for
 from segapp.core import render
 from segapp.core.pixel_refinement.params import PIXEL_PARAMS
 
@@ -83,8 +84,11 @@ class Engine:
         return (self.token, tuple(sorted((k, repr(v)) for k, v in req.params.items() if k not in PIXEL_NAMES)),
                 req.method)
 
-    def segment(self, req: SegmentRequest) -> SegmentResult:
+    def segment(self, req: SegmentRequest, progress=None) -> SegmentResult:
         """Run ``core.segment`` on the held image.
+
+        ``progress(text)``, when given, hears the method's step once the graph of a new image
+        or setting is built (the window's load progress moves from "preparing" to it).
 
         Raises
         ------
@@ -95,6 +99,9 @@ class Engine:
         if self.image is None or req.image_token != self.token:
             raise core.SegappError("the worker does not hold this image (internal error; reopen it)")
         cons = core.Constraints(req.must_link, req.cannot_link, req.blocks, order=req.order)
+        if progress is not None and self._prepared.get(self._key(req)) is None:
+            rep = graph_for(self.prepared, req.method, req.params)  # what core.segment builds first
+            progress(f"{req.method} on {rep.n_nodes} nodes…")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # seg.warnings keeps their messages for the status bar
             shown = self._recent.get(req.previous) if req.previous is not None else None

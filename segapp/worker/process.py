@@ -57,7 +57,7 @@ def serve(inbox, outbox) -> int:
                 value = engine.set_image(token, np.frombuffer(buf, dtype=dtype).reshape(shape))
             elif op == Op.SEGMENT:
                 outbox.send((Reply.PROGRESS, engine.describe(args[0])))
-                value = engine.segment(args[0])
+                value = engine.segment(args[0], progress=lambda text: outbox.send((Reply.PROGRESS, text)))
             elif op == Op.DIAGNOSTICS:
                 value = {**diagnostics(), "received": dict(engine.received), "image_token": engine.token,
                          "cache_builds": engine.cache_builds()}

@@ -197,3 +197,21 @@ def test_blocks_tie_predicted_segments_to_their_labels():
         covered[b.top:b.bottom, b.left:b.right] = True
     p, g, hp, gp = simulate.next_click(pred, target, covered, blocks)
     assert target[p] == 0 and g == 0 and not covered[p]
+
+
+def test_a_set_is_a_bsds_folder_or_any_folder_of_images(tmp_path):
+    root = make_bsds(tmp_path / "bsds")
+    assert bsds.find_set(root) == bsds.find_images(root)
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    for name in ("z.TIF", "a.png", "m.jpeg", "readme.md"):
+        (plain / name).write_bytes(b"x")
+    (plain / "sub.png").mkdir()  # a folder with an image's name is no image
+    items = bsds.find_set(plain)
+    assert [(i.split, i.id, i.ground_truth) for i in items] == [("", "a.png", None), ("", "m.jpeg", None),
+                                                                 ("", "z.TIF", None)]
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(bsds.DatasetError, match="holds no images: neither image files"):
+        bsds.find_set(tmp_path / "empty")
+    with pytest.raises(bsds.DatasetError, match="not a folder of images: it does not exist"):
+        bsds.find_set(tmp_path / "nope")

@@ -222,7 +222,7 @@ def test_berkeley_browser_opens_a_bsds_folder(qtbot, window, tmp_path):
     other = adjusted_rand(window.model.ground_truth[1], res.node_map.full_size(res.node_labels))
     qtbot.waitUntil(lambda: f"ARI {other:.3f} vs annotator 2" in window.status.text(), timeout=20000)
     assert not window.open_berkeley(tmp_path / "nothing-here")
-    assert "not a BSDS500 folder" in window.status.text()
+    assert "not a folder of images: it does not exist" in window.status.text()
 
 
 def test_autosave_and_recent_files(qtbot, window):

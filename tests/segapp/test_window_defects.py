@@ -179,3 +179,59 @@ def test_export_all_masks_of_a_set_writes_those_with_constraints_and_says_what_i
     assert not (out / f"{second}_labels.png").exists()
     assert "wrote 1 mask" in sig.args[0] and f"skipped 1 without constraints: {second}" in sig.args[0]
     assert b.export_button.isEnabled() and b.info.text() == sig.args[0]
+
+
+def test_a_plain_folder_of_images_is_a_set_too(qtbot, window, tmp_path):
+    """Any folder of images opens as a set (issue 23 item 4): thumbnails, next image,
+    status, export of every mask; an empty folder says it holds no images."""
+    from PIL import Image
+
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    rng = np.random.RandomState(0)
+    for name in ("b.png", "a.jpg"):
+        Image.fromarray(rng.randint(0, 255, (30, 50, 3)).astype(np.uint8)).save(folder / name)
+    (folder / "notes.txt").write_text("not an image")
+    with qtbot.waitSignal(window.berkeley.thumbnailsDone, timeout=20000):
+        assert window.open_berkeley(folder)
+    b = window.berkeley
+    assert [it.id for it in b.items] == ["a.jpg", "b.png"] and "Image set: 2 images" in window.status.text()
+    assert all(not b.list.item(k).icon().isNull() for k in range(2))
+    with qtbot.waitSignal(window.model.resultChanged, timeout=RESULT_TIMEOUT_MS):
+        b.step(1)
+    settle(qtbot, window)
+    assert str(window.model.path) == str(folder / "a.jpg")
+    window.model.add_link("cannot_link", 5, 5, 20, 40)
+    settle(qtbot, window)
+    assert b.status(b.items[0]) == "in progress" and b.list.item(0).toolTip() == "a.jpg: in progress (no ground truth)"
+    out = tmp_path / "masks"
+    out.mkdir()
+    with qtbot.waitSignal(b.exported, timeout=2 * RESULT_TIMEOUT_MS) as sig:
+        b.export_all(out)
+    assert (out / "a_labels.png").exists() and "skipped 1 without constraints: b" in sig.args[0]
+    (tmp_path / "empty").mkdir()
+    assert not window.open_berkeley(tmp_path / "empty")
+    assert "holds no images" in window.status.text()
+
+
+def test_a_long_load_shows_its_steps_in_the_status_bar(qtbot, window, tmp_path):
+    """Issue 23 item 3: opening an image shows "k/4: step" in the status bar's bar, through
+    decoding, the hand-over to the worker, the graph and the method, and hides it after."""
+    from PIL import Image
+
+    path = tmp_path / "photo.png"
+    Image.fromarray(np.random.RandomState(1).randint(0, 255, (50, 70, 3)).astype(np.uint8)).save(path)
+    seen = []
+    window.controller.load.changed.connect(lambda step: seen.append((step, window.busy.format(),
+                                                                     window.busy.isVisibleTo(window))))
+    with qtbot.waitSignal(window.model.resultChanged, timeout=RESULT_TIMEOUT_MS):
+        window.controller.open_image(path)
+    settle(qtbot, window)
+    assert [s for s, _f, _v in seen] == [1, 2, 3, 4, 0]
+    assert [f for _s, f, _v in seen[:4]] == ["1/4: opening the file", "2/4: sending it to the worker",
+                                             "3/4: building the graph", "4/4: segmenting"]
+    assert all(v for _s, _f, v in seen[:4]) and not window.busy.isVisibleTo(window)
+    seen.clear()
+    window.model.add_link("cannot_link", 5, 5, 40, 60)  # a stroke is no load: no steps
+    settle(qtbot, window)
+    assert seen == []
