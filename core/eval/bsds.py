@@ -54,8 +54,8 @@ def find_images(root, split: str | None = None) -> list[BsdsItem]:
 
 def find_set(root) -> list[BsdsItem]:
     """The images a person annotates as a set: a BSDS500 folder (every split, with ground
-    truth), else the image files directly in ``root`` (any format segapp opens), sorted by
-    name, without ground truth (``split`` is ``''``).
+    truth), else the image files directly in ``root`` (any format segapp opens; hidden files
+    left out), sorted by name, without ground truth (``split`` is ``''``).
 
     Raises
     ------
@@ -65,13 +65,17 @@ def find_set(root) -> list[BsdsItem]:
     from ..image import SUPPORTED_SUFFIXES
 
     root = Path(root)
-    if (root / "images").is_dir():
-        return find_images(root)
     try:
+        if (root / "images").is_dir():
+            try:
+                return find_images(root)
+            except DatasetError:
+                pass  # an images/ folder of another kind: the folder's own images are the set
         if not root.is_dir():
             why = "it is a file, not a folder" if root.exists() else "it does not exist"
             raise DatasetError(f"{root} is not a folder of images: {why}")
-        files = sorted(p for p in root.iterdir() if p.suffix.lower() in SUPPORTED_SUFFIXES and p.is_file())
+        files = sorted(p for p in root.iterdir() if p.suffix.lower() in SUPPORTED_SUFFIXES
+                       and not p.name.startswith(".") and p.is_file())
     except OSError as e:
         raise DatasetError(f"cannot read {root}: {e.strerror or e}") from None
     if not files:

@@ -63,9 +63,9 @@ class Controller(QObject):
         self.preview.paused.connect(lambda text: self.statusChanged.emit(text, "", False))
         r = self.runner
         r.finished.connect(self._on_result)
-        r.failed.connect(lambda rid, msg: self.error(msg))
+        r.failed.connect(lambda rid, msg: (self.load.answered(rid), self.error(msg)))
         r.progress.connect(self.clock.start)
-        r.progress.connect(self.load.worker_says)
+        r.progressOf.connect(self.load.worker_says)
         r.busyChanged.connect(self._on_busy)
         r.taskDone.connect(self._on_task)
         r.taskFailed.connect(self._on_task_failed)
@@ -89,7 +89,7 @@ class Controller(QObject):
         m = self.model
         self.runner.set_image(m.image_token, m.image)
         h, w = m.shape
-        self.load.go(2)
+        self.load.image_sent(self.runner.latest)
         self.progressChanged.emit(f"sending the {w}×{h} image to the worker…")
 
     def _on_ground_truth(self) -> None:
@@ -106,7 +106,7 @@ class Controller(QObject):
         if not current and self.model.current_ground_truth() is not None:
             self.runner.call(Op.SCORE, rid)  # scored against an annotator since replaced
         self.model.set_result(result)
-        self.load.go(0)
+        self.load.answered(rid)
         self._show_result()
 
     def _on_task(self, name, value) -> None:
@@ -139,7 +139,6 @@ class Controller(QObject):
         self.statusChanged.emit(line, result_tooltip(m.result), False)
 
     def error(self, message: str) -> None:
-        self.load.go(0)
         self.statusChanged.emit(f"⚠ {message}", message, True)
 
     # -- files ----------------------------------------------------------------------
@@ -149,7 +148,7 @@ class Controller(QObject):
         A file that cannot be read leaves image, constraints and result as they were.
         """
         self.progressChanged.emit(f"opening {Path(path).name}…")
-        self.load.go(1)
+        self.load.start()
 
         def done(value):
             self.model.set_image(path, *value)
@@ -158,7 +157,7 @@ class Controller(QObject):
 
         def failed(message):
             self.progressChanged.emit("")
-            self.load.go(0)
+            self.load.cancel()
             self.model.errorOccurred.emit(message)
 
         self.files.run(lambda: files.decode_image(path), done, failed)

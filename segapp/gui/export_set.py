@@ -53,10 +53,14 @@ class SetExporter(QObject):
         m = self.model
         folder = Path(folder)
         jobs, skipped = [], []
-        for p in map(Path, image_paths):
+        paths = list(map(Path, image_paths))
+        stems = [p.stem for p in paths]
+        for p in paths:
             items = m.items_of(p)
+            # a.png and a.jpg in one folder: each mask named by the whole file name
+            name = p.stem if stems.count(p.stem) == 1 else p.name
             if items and any(items[k] for k in (Kind.MUST_LINK, Kind.CANNOT_LINK, Kind.BLOCK)):
-                jobs.append((str(p), items, str(folder / f"{p.stem}_labels.png")))
+                jobs.append((str(p), items, str(folder / f"{name}_labels.png")))
             else:
                 skipped.append(p.stem)
         self.busy = True

@@ -25,7 +25,7 @@ SHORTCUTS = (
     ("Edit and files", (("Ctrl+Z", "undo (one step per link, block or brush stroke)"),
                         ("Ctrl+Shift+Z, Ctrl+Y", "redo"),
                         ("Ctrl+Shift+Delete", "clear all constraints of the image (undoable)"),
-                        ("PgDown / PgUp", "next / previous image of the Berkeley set"),
+                        ("PgDown / PgUp", "next / previous image of the set"),
                         ("Ctrl+D", "mark the image done (✓ in the browser; … = in progress)"),
                         ("Ctrl+O", "open an image"), ("Ctrl+S", "save constraints"),
                         ("Ctrl+E", "export the label mask"))),

@@ -15,7 +15,10 @@ STEPS = ("opening the file", "sending it to the worker", "building the graph", "
 
 
 class LoadSteps(QObject):
-    """Signals
+    """The steps of one load, tied to the image it opens and to the requests made for it, so
+    a late answer about the image before never moves or ends it.
+
+    Signals
 
     changed(step) : 1..len(STEPS) while an image loads, 0 when no load is in progress
     """
@@ -25,17 +28,41 @@ class LoadSteps(QObject):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.step = 0
+        self.first_rid = None  # requests with a larger id are for the image being loaded
 
-    def go(self, step: int) -> None:
-        """Move to ``step`` (never back, except to 0 or to 1: a new load)."""
-        if (step == 0 and self.step) or step == 1 or step > self.step > 0:
+    def _go(self, step: int) -> None:
+        if step != self.step:
             self.step = step
             self.changed.emit(step)
 
-    def worker_says(self, text: str) -> None:
-        """The worker's word for the step it began: building the graph, then the method."""
-        if self.step >= 2:
-            self.go(3 if text.startswith("preparing") else 4)
+    def start(self) -> None:
+        """Step 1: a file is being decoded (a new load replaces one in progress)."""
+        self.first_rid = None
+        self._go(1)
+
+    def image_sent(self, last_rid: int) -> None:
+        """Step 2: the decoded image goes to the worker; ``last_rid`` is the newest request
+        made before it (its answers are about another image)."""
+        if self.step == 1:
+            self.first_rid = last_rid
+            self._go(2)
+
+    def worker_says(self, rid: int, text: str) -> None:
+        """The worker's word for the step it began on request ``rid``: building the graph,
+        then the method."""
+        if self.step >= 2 and self.first_rid is not None and rid > self.first_rid:
+            step = 3 if text.startswith("preparing") else 4
+            if step > self.step:
+                self._go(step)
+
+    def answered(self, rid: int) -> None:
+        """A result (or a failure) for request ``rid``: the load is over if it is for this image."""
+        if self.step >= 2 and self.first_rid is not None and rid > self.first_rid:
+            self._go(0)
+
+    def cancel(self) -> None:
+        """The file could not be opened."""
+        self._go(0)
 
 
 class LoadBar(QProgressBar):

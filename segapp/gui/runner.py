@@ -31,6 +31,7 @@ class SegmentRunner(QObject):
     finished(rid, SegmentResult) : the result of the newest request only
     failed(rid, message) : the newest request failed (an older one's failure is dropped)
     progress(text) : what the worker is preparing now
+    progressOf(rid, text) : the same, with the id of the request it is for
     busyChanged(bool)
     taskDone(name, value) / taskFailed(name, message) : image, ground truth, export, score jobs
     """
@@ -38,6 +39,7 @@ class SegmentRunner(QObject):
     finished = Signal(int, object)
     failed = Signal(int, str)
     progress = Signal(str)
+    progressOf = Signal(int, str)
     busyChanged = Signal(bool)
     taskDone = Signal(str, object)
     taskFailed = Signal(str, str)
@@ -156,7 +158,8 @@ class SegmentRunner(QObject):
     def _segment(self, req: SegmentRequest):
         req = dataclasses.replace(req, have_maps=tuple(self._maps))
         try:
-            res = self.client.call(Op.SEGMENT, req, progress=lambda *a: _send(self.progress, *a))
+            res = self.client.call(Op.SEGMENT, req, progress=lambda text: (_send(self.progress, text),
+                                                                           _send(self.progressOf, req.rid, text)))
         except Exception as e:  # noqa: BLE001
             message = str(e)
             return lambda: self._on_segmented(req.rid, None, message)

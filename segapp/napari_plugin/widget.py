@@ -7,6 +7,10 @@ thread: one run at a time, and when edits come while one runs, only the newest i
 same image is passed on as the window passes the result on screen, so an edit does not
 renumber the segments. A bad stroke or image gives a one-line message under the button and
 keeps the output layer as it was.
+
+Live mode re-segments after each finished edit of a chosen layer (a shape or point added,
+moved or removed; a brush stroke painted; a point's label changed) and after each change of
+the form; napari's "…ing" events (before an edit lands) are ignored.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from qtpy.QtCore import QObject, Signal
+from qtpy.QtCore import QObject, Qt, Signal
 from qtpy.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QLabel, QPushButton, QSpinBox,
                             QVBoxLayout, QWidget)
 
@@ -26,6 +30,7 @@ from . import layers as L
 OUTPUT = "segapp segments"
 NONE = "(none)"
 DEFAULT_METHOD = "e2cp"
+PREPARED_KEPT = 2  # images whose graphs are kept (the newest)
 
 # form row: (attribute, label, napari layer class name, words in a layer name that pick it)
 LAYER_ROWS = (
@@ -35,6 +40,17 @@ LAYER_ROWS = (
     ("points_box", "Labelled points", "Points", ("point", "click")),
     ("labels_box", "Brush regions", "Labels", ("brush", "region", "scribble")),
 )
+# the layer events after which live mode re-segments
+EDIT_EVENTS = ("data", "paint", "features")
+
+
+def describe(e: BaseException) -> str:
+    """A one-line message for the user (never a traceback)."""
+    if isinstance(e, core.SegappError):
+        return str(e)
+    if isinstance(e, MemoryError):
+        return "out of memory for this image"
+    return f"{type(e).__name__}: {e}"
 
 
 class _Answer(QObject):
@@ -71,13 +87,14 @@ class SegmentWidget(QWidget):
         self._request = 0
         self._running = False
         self._pending = False
-        self._prepared: dict = {}
-        self._previous: dict = {}
+        self._closed = False
+        self._prepared: dict = {}  # image layer id -> (image digest, Prepared); used in the thread only
+        self._previous: dict = {}  # image layer id -> (K, Segmentation)
         self._build_form()
         events = self.viewer.layers.events
         for ev in (events.inserted, events.removed, events.moved):
             ev.connect(self._on_layers_changed)
-        self._on_layers_changed()
+        self._on_layers_changed(first=True)
 
     # --- the form ---------------------------------------------------------------------------
     def _build_form(self) -> None:
@@ -89,7 +106,7 @@ class SegmentWidget(QWidget):
         self.method_box = QComboBox()
         for i, (name, spec) in enumerate(core.METHODS.items()):
             self.method_box.addItem(name)
-            self.method_box.setItemData(i, f"{spec.plain}\n({spec.reference})", 3)  # Qt.ToolTipRole
+            self.method_box.setItemData(i, f"{spec.plain}\n({spec.reference})", Qt.ToolTipRole)
         self.method_box.setCurrentText(DEFAULT_METHOD)
         form.addRow("Method", self.method_box)
         self.k_box = QSpinBox()
@@ -112,7 +129,9 @@ class SegmentWidget(QWidget):
         box.addStretch(1)
         self.method_box.currentTextChanged.connect(self._on_method)
         self._on_method(self.method_box.currentText())
-        self.k_box.valueChanged.connect(lambda _v: self._edited())
+        self.k_box.valueChanged.connect(self._edited)
+        for attr, *_ in LAYER_ROWS:
+            getattr(self, attr).currentIndexChanged.connect(self._edited)
 
     def _on_method(self, name: str) -> None:
         self.about.setText(core.METHODS[name].plain)
@@ -121,51 +140,70 @@ class SegmentWidget(QWidget):
     def _layers_of(self, cls: str) -> list:
         return [ly for ly in self.viewer.layers if type(ly).__name__ == cls and ly.name != OUTPUT]
 
-    def _on_layers_changed(self, event=None) -> None:
-        """Refill every layer box, keeping each choice while its layer exists; a new layer
-        whose name says what it is (``must-links``, ``brush``...) is picked for its row."""
-        new = getattr(event, "value", None) if event is not None and event.type == "inserted" else None
+    def _on_layers_changed(self, event=None, first: bool = False) -> None:
+        """Refill every layer box (the layers themselves are the items' data, so a renamed
+        layer stays chosen); a layer whose name says what it is (``must-links``, ``brush``…)
+        is picked for its row when it is added, or when the widget opens."""
+        new = [getattr(event, "value", None)] if event is not None and event.type == "inserted" else []
+        if first:
+            new = list(self.viewer.layers)
         for attr, _label, cls, words in LAYER_ROWS:
             box = getattr(self, attr)
-            names = [ly.name for ly in self._layers_of(cls)]
-            keep = box.currentText()
-            if new is not None and type(new).__name__ == cls and any(w in new.name.lower() for w in words):
-                keep = new.name
+            keep = box.currentData()
+            for ly in new:
+                if type(ly).__name__ == cls and ly.name != OUTPUT and any(w in ly.name.lower() for w in words) \
+                        and (keep is None or not first):
+                    keep = ly
             box.blockSignals(True)
             box.clear()
             if cls != "Image":
-                box.addItem(NONE)
-            box.addItems(names)
-            if keep in names:
-                box.setCurrentText(keep)
+                box.addItem(NONE, None)
+            for ly in self._layers_of(cls):
+                box.addItem(ly.name, ly)
+            index = next((i for i in range(box.count()) if box.itemData(i) is keep and keep is not None), 0)
+            box.setCurrentIndex(index)
             box.blockSignals(False)
-        for ly in self.viewer.layers:  # edits of the chosen constraint layers re-segment (Live)
-            if ly.name != OUTPUT and not getattr(ly, "_segapp_watched", False):
-                ly.events.data.connect(self._on_data)
-                ly._segapp_watched = True
+        for ly in self.viewer.layers:  # napari ignores a callback connected twice
+            if ly.name != OUTPUT:
+                ly.events.name.connect(self._on_renamed)
+                for name in EDIT_EVENTS:
+                    if hasattr(ly.events, name):
+                        getattr(ly.events, name).connect(self._on_data)
+
+    def _on_renamed(self, event=None) -> None:
+        for attr, *_ in LAYER_ROWS:
+            box = getattr(self, attr)
+            for i in range(box.count()):
+                if box.itemData(i) is not None:
+                    box.setItemText(i, box.itemData(i).name)
 
     def _chosen(self, attr: str):
-        name = getattr(self, attr).currentText()
-        return self.viewer.layers[name] if name and name != NONE and name in self.viewer.layers else None
+        layer = getattr(self, attr).currentData()
+        return layer if layer is not None and layer in self.viewer.layers else None
 
     def _on_data(self, event=None) -> None:
+        if str(getattr(event, "action", "")).endswith("ing"):  # before the edit lands
+            return
         source = getattr(event, "source", None)
-        chosen = [self._chosen(a) for a, *_ in LAYER_ROWS]
-        if source is None or any(source is c for c in chosen if c is not None):
+        if source is None or any(source is self._chosen(a) for a, *_ in LAYER_ROWS):
             self._edited()
 
-    def _edited(self) -> None:
+    def _edited(self, *_args) -> None:
         if self.live_box.isChecked() and self._chosen("image_box") is not None and self._has_constraints():
             self.request()
 
     def _has_constraints(self) -> bool:
-        return any(self._chosen(a) is not None and len(np.atleast_1d(self._chosen(a).data)) > 0
-                   for a in ("must_box", "cannot_box", "points_box")) or (
-            self._chosen("labels_box") is not None and bool(np.any(self._chosen("labels_box").data)))
+        if any(self._chosen(a) is not None and len(self._chosen(a).data) > 0
+               for a in ("must_box", "cannot_box", "points_box")):
+            return True
+        brush = self._chosen("labels_box")
+        return brush is not None and bool(np.any(np.asarray(brush.data)))
 
     # --- a run ---------------------------------------------------------------------------
     def request(self) -> None:
         """Segment with the form as it stands (after the run in progress, if any)."""
+        if self._closed:
+            return
         self._request += 1
         if self._running:
             self._pending = True
@@ -173,40 +211,44 @@ class SegmentWidget(QWidget):
             return
         image_layer = self._chosen("image_box")
         if image_layer is None:
-            self._fail(self._request, "there is no image layer to segment: open an image first")
+            self._fail("there is no image layer to segment: open an image first")
             return
         try:
             image = L.image_of(image_layer)
             cons = L.constraints_from_layers(image_layer, self._chosen("must_box"), self._chosen("cannot_box"),
                                              self._chosen("points_box"), self._chosen("labels_box"))
-        except core.SegappError as e:
-            self._fail(self._request, str(e))
+        except Exception as e:  # noqa: BLE001 - the user sees a message, the output stays
+            self._fail(describe(e))
             return
         method, k = self.method_box.currentText(), self.k_box.value()
-        key = (id(image_layer), id(image_layer.data), method)
-        rid, previous = self._request, self._previous.get(key[:2])
+        previous = self._previous.get(id(image_layer))
         self._running = True
         self.status.setText(f"segmenting with {method}…")
-        self._pool.submit(self._compute, rid, key, image, cons, method, k, previous, image_layer)
+        self._pool.submit(self._compute, self._request, image, cons, method, k, previous, image_layer)
 
-    def _compute(self, rid, key, image, cons, method, k, previous, image_layer) -> None:
-        """In the compute thread: :func:`core.segment` on the prepared image."""
+    def _compute(self, rid, image, cons, method, k, previous, image_layer) -> None:
+        """In the compute thread: :func:`core.segment` on the prepared image (kept for the
+        newest :data:`PREPARED_KEPT` images; an edited image is prepared anew)."""
         try:
-            prep = self._prepared.get(key)
-            if prep is None:
-                prep = self._prepared[key] = core.prepare(image, method)
+            key, digest = id(image_layer), (image.shape, image.dtype.str, hash(image.tobytes()))
+            held = self._prepared.pop(key, None)
+            prep = held[1] if held is not None and held[0] == digest else core.Prepared(image)
+            self._prepared[key] = (digest, prep)
+            while len(self._prepared) > PREPARED_KEPT:
+                self._prepared.pop(next(iter(self._prepared)))
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", core.SegappWarning)  # kept in seg.warnings
-                prev = previous[1] if previous is not None and previous[0] == k else None
+                prev = previous[1] if previous is not None and previous[0] == k and held is not None \
+                    and held[0] == digest else None
                 seg = core.segment(prep, cons, method=method, n_segments=k, previous=prev)
             self._answer.ready.emit(rid, (seg, k, image_layer), None)
-        except core.SegappError as e:
-            self._answer.ready.emit(rid, None, str(e))
-        except MemoryError:
-            self._answer.ready.emit(rid, None, "out of memory for this image")
+        except Exception as e:  # noqa: BLE001 - every failure reaches the GUI thread as a message
+            self._answer.ready.emit(rid, None, describe(e))
 
     def _deliver(self, rid: int, run, message) -> None:
         self._running = False
+        if self._closed:
+            return
         if self._pending:  # a newer edit came while this ran: show nothing older, run it
             self._pending = False
             self.request()
@@ -214,28 +256,59 @@ class SegmentWidget(QWidget):
         if rid != self._request:
             return
         if run is None:
-            self._fail(rid, message)
+            self._fail(message)
             return
-        self._write(*run)
+        seg, k, image_layer = run
+        if image_layer not in self.viewer.layers:
+            self._fail("the image layer was removed while it was segmented")
+            return
+        self._write(seg, k, image_layer)
 
     def _write(self, seg, k: int, image_layer) -> None:
-        self._previous[(id(image_layer), id(image_layer.data))] = (k, seg)
+        """The output layer (made just above the image, the user's selection kept)."""
+        self._previous[id(image_layer)] = (k, seg)
         values = seg.labels.astype(np.int32) + 1  # segment i shows as value i + 1 (0 is napari's empty)
-        if OUTPUT in self.viewer.layers:
-            self.viewer.layers[OUTPUT].data = values
+        layers = self.viewer.layers
+        if OUTPUT in layers:
+            out = layers[OUTPUT]
+            out.data = values
+            out.scale, out.translate = image_layer.scale, image_layer.translate
         else:
-            self.viewer.add_labels(values, name=OUTPUT, opacity=0.45, scale=image_layer.scale,
-                                   translate=image_layer.translate)
+            active = layers.selection.active
+            out = self.viewer.add_labels(values, name=OUTPUT, opacity=0.45, scale=image_layer.scale,
+                                         translate=image_layer.translate)
+            layers.move(layers.index(out), layers.index(image_layer) + 1)
+            layers.selection.active = active
         shares = np.bincount(seg.labels.ravel(), minlength=k) / seg.labels.size
         said = ", ".join(f"{i + 1}: {s:.0%}" for i, s in enumerate(shares))
         note = f" — {seg.warnings[0]}" if seg.warnings else ""
         self.status.setText(f"{seg.method}, {seg.seconds:.2f} s; segments {said}{note}")
         self.segmented.emit(seg)
 
-    def _fail(self, rid: int, message: str) -> None:
+    def _fail(self, message: str) -> None:
         self.status.setText(f"Could not segment: {message}")
         self.failed.emit(message)
 
-    def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+    def close_down(self) -> None:
+        """Stop listening and computing (the dock closed or the widget is deleted)."""
+        if self._closed:
+            return
+        self._closed = True
+        events = self.viewer.layers.events
+        for ev in (events.inserted, events.removed, events.moved):
+            ev.disconnect(self._on_layers_changed)
+        for ly in self.viewer.layers:
+            ly.events.name.disconnect(self._on_renamed)
+            for name in EDIT_EVENTS:
+                if hasattr(ly.events, name):
+                    getattr(ly.events, name).disconnect(self._on_data)
         self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        self.close_down()
         super().closeEvent(event)
+
+    def hideEvent(self, event) -> None:  # noqa: N802 - napari removes a dock by reparenting it
+        if self.parent() is None:
+            self.close_down()
+        super().hideEvent(event)

@@ -204,7 +204,7 @@ def test_a_set_is_a_bsds_folder_or_any_folder_of_images(tmp_path):
     assert bsds.find_set(root) == bsds.find_images(root)
     plain = tmp_path / "plain"
     plain.mkdir()
-    for name in ("z.TIF", "a.png", "m.jpeg", "readme.md"):
+    for name in ("z.TIF", "a.png", "m.jpeg", "readme.md", "._a.png"):
         (plain / name).write_bytes(b"x")
     (plain / "sub.png").mkdir()  # a folder with an image's name is no image
     items = bsds.find_set(plain)
@@ -215,3 +215,10 @@ def test_a_set_is_a_bsds_folder_or_any_folder_of_images(tmp_path):
         bsds.find_set(tmp_path / "empty")
     with pytest.raises(bsds.DatasetError, match="not a folder of images: it does not exist"):
         bsds.find_set(tmp_path / "nope")
+
+
+def test_a_folder_with_an_images_folder_of_another_kind_lists_its_own_images(tmp_path):
+    (tmp_path / "images").mkdir()
+    (tmp_path / "images" / "x.png").write_bytes(b"x")  # not images/<split>/*.jpg
+    (tmp_path / "top.png").write_bytes(b"x")
+    assert [i.id for i in bsds.find_set(tmp_path)] == ["top.png"]

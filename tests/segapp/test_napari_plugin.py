@@ -83,6 +83,12 @@ def test_points_without_a_label_feature_are_label_1(viewer_model):
     (lambda v: dict(cannot_link=v.add_shapes([np.array([[10.0, 10.0], [10.2, 10.1]])], shape_type="line")),
      "starts and ends on one pixel"),
     (lambda v: dict(labels=v.add_labels(np.ones((30, 30), np.int32))), "is 30×30 but the image is 60×80"),
+    (lambda v: dict(labels=v.add_labels(np.ones((60, 80), np.int32), scale=(2, 2))), "placed differently"),
+    (lambda v: dict(labels=v.add_labels(np.full((60, 80), 300, np.int32))), "holds label 300"),
+    (lambda v: dict(must_link=v.add_shapes([np.array([[5.0, 5.0], [20.0, 30.0]])], shape_type="rectangle")),
+     "is a rectangle; a link is a line or a path"),
+    (lambda v: dict(points=v.add_points(np.array([[3.0, 4.0]]), features={"label": [2.5]})), "has label 2.5"),
+    (lambda v: dict(points=v.add_points(np.array([[3.0, 4.0]]), features={"label": ["a"]})), "has label 'a'"),
 ])
 def test_bad_layers_are_named_in_a_constraint_error(viewer_model, make, says):
     with pytest.raises(ConstraintError, match=says):
@@ -176,3 +182,58 @@ def test_the_plugin_docks_in_napari_and_writes_a_labels_layer(make_napari_viewer
     out = viewer.layers[OUTPUT].data
     assert (out[:, :35] == 1).mean() > 0.95 and (out[:, 45:] == 2).mean() > 0.95
     assert type(viewer.layers[OUTPUT]).__name__ == "Labels"
+
+
+def test_brush_regions_of_many_labels_come_out_in_one_pass(viewer_model):
+    data = np.zeros((60, 80), np.int32)
+    data[2:5, 3:6], data[40:42, 70:75], data[10, 10] = 7, 2, 7
+    blocks = L.blocks_from_labels(viewer_model.add_labels(data), (60, 80), viewer_model.layers["photo"])
+    assert [(b.label, b.box) for b in blocks] == [(2, (40, 70, 42, 75)), (7, (2, 3, 11, 11))]
+    mask = np.zeros((60, 80), bool)
+    for r, c0, c1 in blocks[1].runs:
+        mask[r, c0:c1] = True
+    assert mask.sum() == 10 and mask[10, 10] and mask[2:5, 3:6].all()
+
+
+def test_layers_already_there_are_picked_renames_follow_and_the_output_sits_above_the_image(qtbot, viewer_model):
+    v = viewer_model
+    v.add_shapes([np.array([[30.0, 10.0], [30.0, 70.0]])], shape_type="line", name="cannot-links")
+    path = np.array([[10.0, 5.0], [20.0, 15.0], [50.0, 30.0]])
+    v.add_shapes([np.array([[5.0, 5.0], [15.0, 20.0]]), path], shape_type=["line", "path"], name="must-links")
+    w = make_widget(qtbot, v)
+    assert (w.must_box.currentText(), w.cannot_box.currentText()) == ("must-links", "cannot-links")
+    v.layers["photo"].name = "my photo"
+    assert w.image_box.currentText() == "my photo" and w._chosen("image_box") is v.layers["my photo"]
+    v.layers.selection.active = v.layers["must-links"]
+    segment_and_wait(qtbot, w)
+    names = [ly.name for ly in v.layers]
+    assert names.index(OUTPUT) == names.index("my photo") + 1
+    assert v.layers.selection.active is v.layers["must-links"]  # the user's next stroke goes where it went
+
+
+def test_an_unexpected_failure_is_a_message_and_the_widget_keeps_working(qtbot, viewer_model, monkeypatch):
+    from segapp import core
+
+    v = viewer_model
+    w = make_widget(qtbot, v)
+    w.live_box.setChecked(False)
+    v.add_shapes([np.array([[30.0, 10.0], [30.0, 70.0]])], shape_type="line", name="cannot-links")
+    real = core.segment
+    monkeypatch.setattr(core, "segment", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("boom")))
+    with qtbot.waitSignal(w.failed, timeout=60000) as blocker:
+        w.request()
+    assert blocker.args[0] == "RuntimeError: boom" and "Could not segment: RuntimeError: boom" in w.status.text()
+    monkeypatch.setattr(core, "segment", real)
+    segment_and_wait(qtbot, w)
+
+
+def test_a_closed_widget_stops_listening(qtbot, viewer_model):
+    v = viewer_model
+    w = make_widget(qtbot, v)
+    shapes = v.add_shapes([np.array([[30.0, 10.0], [30.0, 70.0]])], shape_type="line", name="cannot-links")
+    segment_and_wait(qtbot, w)
+    w.close_down()
+    asked = w._request
+    shapes.add_lines(np.array([[50.0, 15.0], [50.0, 65.0]]))
+    v.add_points(np.array([[3.0, 4.0]]), name="clicks")
+    assert w._request == asked and w.points_box.findText("clicks") < 0

@@ -189,14 +189,14 @@ def test_a_plain_folder_of_images_is_a_set_too(qtbot, window, tmp_path):
     folder = tmp_path / "photos"
     folder.mkdir()
     rng = np.random.RandomState(0)
-    for name in ("b.png", "a.jpg"):
+    for name in ("b.png", "a.jpg", "a.png"):
         Image.fromarray(rng.randint(0, 255, (30, 50, 3)).astype(np.uint8)).save(folder / name)
     (folder / "notes.txt").write_text("not an image")
     with qtbot.waitSignal(window.berkeley.thumbnailsDone, timeout=20000):
         assert window.open_berkeley(folder)
     b = window.berkeley
-    assert [it.id for it in b.items] == ["a.jpg", "b.png"] and "Image set: 2 images" in window.status.text()
-    assert all(not b.list.item(k).icon().isNull() for k in range(2))
+    assert [it.id for it in b.items] == ["a.jpg", "a.png", "b.png"] and "Image set: 3 images" in window.status.text()
+    assert all(not b.list.item(k).icon().isNull() for k in range(3))
     with qtbot.waitSignal(window.model.resultChanged, timeout=RESULT_TIMEOUT_MS):
         b.step(1)
     settle(qtbot, window)
@@ -208,7 +208,8 @@ def test_a_plain_folder_of_images_is_a_set_too(qtbot, window, tmp_path):
     out.mkdir()
     with qtbot.waitSignal(b.exported, timeout=2 * RESULT_TIMEOUT_MS) as sig:
         b.export_all(out)
-    assert (out / "a_labels.png").exists() and "skipped 1 without constraints: b" in sig.args[0]
+    # a.jpg and a.png share a stem: the mask is named by the whole file name
+    assert (out / "a.jpg_labels.png").exists() and "skipped 2 without constraints: a, b" in sig.args[0]
     (tmp_path / "empty").mkdir()
     assert not window.open_berkeley(tmp_path / "empty")
     assert "holds no images" in window.status.text()
@@ -235,3 +236,23 @@ def test_a_long_load_shows_its_steps_in_the_status_bar(qtbot, window, tmp_path):
     window.model.add_link("cannot_link", 5, 5, 40, 60)  # a stroke is no load: no steps
     settle(qtbot, window)
     assert seen == []
+
+
+def test_a_late_answer_about_the_image_before_never_moves_or_ends_a_load():
+    from segapp.gui.load_progress import LoadSteps
+
+    load, seen = LoadSteps(), []
+    load.changed.connect(seen.append)
+    load.start()
+    load.answered(5)  # the image before's result arrives while the file is decoded
+    load.worker_says(5, "e2cp on 700 nodes…")
+    assert load.step == 1
+    load.image_sent(10)  # requests up to 10 were for the image before
+    load.worker_says(9, "e2cp on 700 nodes…")
+    load.answered(9)
+    assert load.step == 2
+    load.worker_says(11, "preparing superpixels on the 481×321 image, then e2cp…")
+    load.worker_says(11, "e2cp on 707 nodes…")
+    load.worker_says(11, "preparing…")  # never back
+    load.answered(11)
+    assert seen == [1, 2, 3, 4, 0]
