@@ -53,8 +53,28 @@ class ConstraintStep:
     appearance_weight: float = 0.0
 
 
+def graph_split(graph, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Labels and row-normalised embedding of the NJW clustering of ``graph`` into ``k``
+    (Ng, Jordan & Weiss 2001; the ``ncut`` method's rounding), seeded: what the constraint
+    step reads in place of a method's result that is one segment."""
+    from ..spectral.assign import assign_labels
+    from ..spectral.cluster import spectrum
+
+    w, v, _isq = spectrum(graph, k)
+    E = row_normalize(v[:, :k])
+    labels, _ = assign_labels(E, k, np.random.RandomState(0), "kmeans")
+    return np.asarray(labels, np.int64), E
+
+
 def apply_step(res: SpectralResult, step: ConstraintStep, method_nc, warn: bool = True) -> SpectralResult:
     """``res`` with labels that honour every consistent constraint (:func:`constrained_labels`).
+
+    Where the method's own labels are one segment (csp given one must-link has one feasible
+    vector, whose rounding is one segment), the step reads the NJW clustering of
+    ``step.graph`` instead (:func:`graph_split`), so must-links alone never leave the result
+    one segment; ``res.info['unreached_from']`` is then ``'graph'``.
+    This is a deviation from every paper (their rounding stays as it is with
+    ``rounding='paper'``).
 
     The method's embedding (its own clustered embedding, else its row-normalised display
     vectors) and labels are carried onto ``step.parent``'s nodes when the step labels split
@@ -70,6 +90,12 @@ def apply_step(res: SpectralResult, step: ConstraintStep, method_nc, warn: bool 
     labels0 = res.labels
     if step.parent is not None:
         E, labels0, res.embedding = E[step.parent], labels0[step.parent], res.embedding[step.parent]
+    if len(np.unique(labels0)) == 1 < step.n_clusters and step.graph is not None:
+        # the method's own result is one segment (csp with one feasible vector: a single
+        # must-link): the segments no stroke reaches come from the graph's normalised cut
+        # instead, and res.info says so
+        labels0, E = graph_split(step.graph, step.n_clusters)
+        res.info["unreached_from"] = "graph"
     res.labels, resolution = constrained_labels(E, labels0, step.nc, step.n_clusters,
                                                 graph=step.graph,
                                                 prior_weight=step.prior_weight, colouring=step.colouring,

@@ -21,6 +21,9 @@ def result_line(result, counts: dict, ari: float | None = None, annotator: int |
     note = empty_note(result)
     if note:
         parts.append(f"⚠ {note}")
+    if (result.info or {}).get("unreached_from") == "graph":
+        parts.append(f"{result.method} gave one segment: the segments no stroke reached follow the "
+                     "image's normalised cut")
     line = " · ".join(parts)
     if result.warnings:
         more = f" (+{len(result.warnings) - 1} more)" if len(result.warnings) > 1 else ""

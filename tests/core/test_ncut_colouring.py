@@ -192,3 +192,40 @@ def test_local_search_reaches_every_colour_from_a_start_with_too_few():
     vol = r.rand(n) + 0.1
     got = ncut_colouring(C, vol, [(0, 5)], k, start=np.zeros(n, np.int64))
     assert got is not None and len(set(got.tolist())) == k and got[0] != got[5]
+
+
+def _three_bands():
+    """Three colour bands side by side, a little noise."""
+    r = np.random.RandomState(2)
+    img = np.zeros((48, 90, 3)) + r.normal(0, 0.03, (48, 90, 3))
+    img[:, :30] += (0.8, 0.2, 0.2)
+    img[:, 30:60] += (0.2, 0.8, 0.2)
+    img[:, 60:] += (0.2, 0.2, 0.8)
+    target = np.repeat(np.arange(3), 30)[None, :].repeat(48, 0)
+    return np.clip(img, 0, 1), target
+
+
+def test_csp_with_one_must_link_at_k3_is_not_one_segment():
+    """csp given one must-link has one feasible vector, and its own rounding (the paper's)
+    is one segment at K = 3: the constraint step then reads the graph's normalised cut for
+    the segments no stroke reaches, says so in info, and leaves rounding='paper' alone."""
+    img, target = _three_bands()
+    cons = core.Constraints(must_link=[(10, 5, 40, 25, 1.0)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        paper = core.segment(img, cons, method="csp", n_segments=3, max_nodes=300, rounding="paper")
+        seg = core.segment(img, cons, method="csp", n_segments=3, max_nodes=300)
+    assert paper.info["n_feasible"] == 1 and len(np.unique(paper.labels)) == 1
+    assert "unreached_from" not in paper.info
+    assert seg.info["unreached_from"] == "graph"
+    assert metrics.adjusted_rand(target.ravel(), seg.labels.ravel()) > 0.9
+    assert seg.honoured["must_link"].all()
+
+
+def test_a_method_that_fills_every_segment_is_read_as_it_is():
+    img, target = _three_bands()
+    cons = core.Constraints(must_link=[(10, 5, 40, 25, 1.0)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        seg = core.segment(img, cons, method="e2cp", n_segments=3, max_nodes=300)
+    assert "unreached_from" not in seg.info

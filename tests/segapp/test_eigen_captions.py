@@ -53,3 +53,17 @@ def test_core_says_where_the_strokes_decided():
     assert "overruled_nodes" not in free.info  # no strokes: the method's own labels
     over = cut.info["overruled_nodes"]
     assert over.shape == cut.node_labels.shape and 0 < over.mean() < 0.5  # the left half was split
+
+
+def test_the_status_line_says_when_the_graph_stood_in_for_the_method():
+    from types import SimpleNamespace
+
+    from segapp.gui.status_text import result_line
+
+    def result(info):
+        return SimpleNamespace(method="csp", n_nodes=700, seconds=0.1, n_segments=3, warnings=(), info=info,
+                               node_labels=np.array([0, 1, 2]), not_honoured=lambda: [])
+
+    counts = {"must_link": 1, "cannot_link": 0, "blocks": 0}
+    assert "normalised cut" in result_line(result({"unreached_from": "graph"}), counts)
+    assert "normalised cut" not in result_line(result({}), counts)
