@@ -55,7 +55,8 @@ def find_images(root, split: str | None = None) -> list[BsdsItem]:
 def find_set(root) -> list[BsdsItem]:
     """The images a person annotates as a set: a BSDS500 folder (every split, with ground
     truth), else the image files directly in ``root`` (any format segapp opens; hidden files
-    left out), sorted by name, without ground truth (``split`` is ``''``).
+    left out), else those in ``root/images`` (the GrabCut layout), sorted by name, without
+    ground truth (``split`` is ``''``).
 
     Raises
     ------
@@ -74,14 +75,22 @@ def find_set(root) -> list[BsdsItem]:
         if not root.is_dir():
             why = "it is a file, not a folder" if root.exists() else "it does not exist"
             raise DatasetError(f"{root} is not a folder of images: {why}")
-        files = sorted(p for p in root.iterdir() if p.suffix.lower() in SUPPORTED_SUFFIXES
-                       and not p.name.startswith(".") and p.is_file())
+        files = _image_files(root)
+        if not files and (root / "images").is_dir():  # e.g. the GrabCut layout: images/, masks/
+            files = _image_files(root / "images")
     except OSError as e:
         raise DatasetError(f"cannot read {root}: {e.strerror or e}") from None
     if not files:
         raise DatasetError(f"{root} holds no images: neither image files ({', '.join(SUPPORTED_SUFFIXES)}) "
                            "nor a BSDS500 folder (images/<split>/*.jpg)")
     return [BsdsItem("", p.name, p, None) for p in files]
+
+
+def _image_files(folder: Path) -> list[Path]:
+    from ..image import SUPPORTED_SUFFIXES
+
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() in SUPPORTED_SUFFIXES
+                  and not p.name.startswith(".") and p.is_file())
 
 
 def with_ground_truth(items: list[BsdsItem], root) -> list[BsdsItem]:

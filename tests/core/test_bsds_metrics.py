@@ -222,3 +222,5 @@ def test_a_folder_with_an_images_folder_of_another_kind_lists_its_own_images(tmp
     (tmp_path / "images" / "x.png").write_bytes(b"x")  # not images/<split>/*.jpg
     (tmp_path / "top.png").write_bytes(b"x")
     assert [i.id for i in bsds.find_set(tmp_path)] == ["top.png"]
+    (tmp_path / "top.png").unlink()  # nothing at the top (the GrabCut layout): images/ is the set
+    assert [i.image for i in bsds.find_set(tmp_path)] == [tmp_path / "images" / "x.png"]
