@@ -11,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QProgressBar
 
-STEPS = ("opening the file", "sending it to the worker", "building the graph", "segmenting")
+STEPS = ("opening the file", "to the worker", "building the graph", "segmenting")
 
 
 class LoadSteps(QObject):
@@ -71,7 +71,7 @@ class LoadBar(QProgressBar):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setRange(0, 0)
-        self.setMaximumWidth(220)
+        self.setFixedWidth(240)  # "3/4: building the graph" on one line
         self._busy = False
         self._step = 0
         self.hide()

@@ -229,8 +229,10 @@ def test_a_long_load_shows_its_steps_in_the_status_bar(qtbot, window, tmp_path):
         window.controller.open_image(path)
     settle(qtbot, window)
     assert [s for s, _f, _v in seen] == [1, 2, 3, 4, 0]
-    assert [f for _s, f, _v in seen[:4]] == ["1/4: opening the file", "2/4: sending it to the worker",
+    assert [f for _s, f, _v in seen[:4]] == ["1/4: opening the file", "2/4: to the worker",
                                              "3/4: building the graph", "4/4: segmenting"]
+    metrics = window.busy.fontMetrics()  # each step's words fit the bar on one line
+    assert all(metrics.horizontalAdvance(f) < window.busy.width() - 20 for _s, f, _v in seen[:4])
     assert all(v for _s, _f, v in seen[:4]) and not window.busy.isVisibleTo(window)
     seen.clear()
     window.model.add_link("cannot_link", 5, 5, 40, 60)  # a stroke is no load: no steps
