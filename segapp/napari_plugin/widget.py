@@ -24,6 +24,7 @@ from qtpy.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QLabel, QPushButt
                             QVBoxLayout, QWidget)
 
 from segapp import core
+from segapp.worker.process import describe_error as describe  # one wording for every failure
 
 from . import layers as L
 
@@ -42,15 +43,6 @@ LAYER_ROWS = (
 )
 # the layer events after which live mode re-segments
 EDIT_EVENTS = ("data", "paint", "features")
-
-
-def describe(e: BaseException) -> str:
-    """A one-line message for the user (never a traceback)."""
-    if isinstance(e, core.SegappError):
-        return str(e)
-    if isinstance(e, MemoryError):
-        return "out of memory for this image"
-    return f"{type(e).__name__}: {e}"
 
 
 class _Answer(QObject):
