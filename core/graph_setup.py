@@ -65,4 +65,8 @@ def graph_for(prep, method: str, params: dict) -> Representation:
     rep = prep.representation(rep_p["representation"], node_cap(spec, meth_p, rep_p["max_nodes"]),
                               rep_p["work_pixels"], rep_p["edge_sigma"])
     graph_of(rep, rep_p, spec)
+    if rep_p["rounding_texture"] > 0:  # the texture model's features, before the first stroke
+        from .constraint_step.texture import cached_pixel_texture
+
+        cached_pixel_texture(rep)
     return rep

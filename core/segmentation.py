@@ -329,5 +329,16 @@ def _step_input(rep, constraints, nc, K, G, previous, shape, rep_p: dict, n_segm
     step = ConstraintStep(n_segments, nc_out, graph=K if G is None else G, parent=parent, previous=prev,
                           appearance=(out.colors, out.sizes), prior_weight=rep_p["rounding_prior"],
                           colouring=rep_p["rounding_colouring"], stability=rep_p["rounding_stability"],
-                          looks_weight=rep_p["rounding_looks"], appearance_weight=rep_p["rounding_appearance"])
+                          looks_weight=rep_p["rounding_looks"], appearance_weight=rep_p["rounding_appearance"],
+                          texture=_texture(rep, out) if rep_p["rounding_texture"] > 0 else None,
+                          texture_weight=rep_p["rounding_texture"])
     return step, out
+
+
+def _texture(rep, out):
+    """The texture of ``out``'s nodes (:mod:`core.constraint_step.texture`), from the
+    pixel features cached on ``rep`` (the same working image), or ``None`` without one."""
+    from .constraint_step.texture import cached_pixel_texture, node_texture
+
+    feats = cached_pixel_texture(rep)
+    return None if feats is None else (node_texture(feats, out.node_map.ravel(), out.n_nodes), out.sizes)

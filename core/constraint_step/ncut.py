@@ -10,6 +10,7 @@ from .looks import territory_looks, colour_codes, appearance_prior, _look_sample
 from .params import SURE_SHARE, NCUT_EXACT
 from .potts import _greedy_colouring, group_conductance
 from .resolve import Resolution
+from .texture import texture_walk
 from .walk import prior_walk
 
 
@@ -155,7 +156,8 @@ def labels_ncut(W, labels: np.ndarray, k: int) -> float:
 
 
 def _ncut_rounding(nc, E, labels, mu, res: Resolution, seeds, graph, k: int, unary, appearance,
-                   looks_weight: float, prior_weight: float, appearance_weight: float = 0.0) -> np.ndarray:
+                   looks_weight: float, prior_weight: float, appearance_weight: float = 0.0,
+                   texture=None, texture_weight: float = 0.0) -> np.ndarray:
     """Steps 2-4 with ``colouring='ncut'``.
 
     2. The groups of stroke ends are coloured by :func:`ncut_colouring`: the normalised cut
@@ -171,7 +173,9 @@ def _ncut_rounding(nc, E, labels, mu, res: Resolution, seeds, graph, k: int, una
        what the strokes do not decide follows the chosen method.
     4. The walk with a prior (:func:`prior_walk`) from those seeds; with
        ``appearance_weight`` > 0 the reached colours are also pulled towards the colour
-       histogram of their strokes' surroundings (:func:`appearance_prior`).
+       histogram of their strokes' surroundings (:func:`appearance_prior`), and with
+       ``texture_weight`` > 0 once more on a graph weakened where a texture model fitted on
+       the first walk's labels tells nodes apart (:func:`~core.constraint_step.texture.texture_walk`).
 
     The previous result only numbers the colours (through ``unary``): which groups go
     together is the same whatever was on screen, so a result never depends on the order
@@ -195,7 +199,8 @@ def _ncut_rounding(nc, E, labels, mu, res: Resolution, seeds, graph, k: int, una
     unary : ndarray, shape (n_groups, k)
         What each colour costs each group (embedding ties, stability): numbers only.
     appearance : tuple (colors, sizes) or None
-    looks_weight, prior_weight, appearance_weight : float
+    looks_weight, prior_weight, appearance_weight, texture_weight : float
+    texture : tuple (features (n, f), sizes (n,)) or None
 
     Returns
     -------
@@ -249,7 +254,7 @@ def _ncut_rounding(nc, E, labels, mu, res: Resolution, seeds, graph, k: int, una
         owner = np.where(sample >= 0, colour[np.maximum(sample, 0)], -1) if n_groups else sample
         prior[:, got] = appearance_prior(codes, owner, k)[:, got]
         weight[got] = appearance_weight
-    return prior_walk(graph, seeds_w, labels_w, prior, weight)
+    return texture_walk(graph, seeds_w, labels_w, prior, weight, texture, texture_weight)
 
 
 def _method_segment_colours(labels, node_colour, grouped, vids, free, k: int) -> np.ndarray:

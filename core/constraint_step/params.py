@@ -44,6 +44,12 @@ ROUNDING_PARAMS = (
               "groups' territories; Grady's walk with a prior model), so a region of one look "
               "comes along with a stroke inside it (0: the image graph's edges alone).",
               low=0.0, high=1e6),
+    ParamSpec("rounding_texture", float, 8.0,
+              "Constrained rounding: how strongly a texture model (scikit-image's multiscale "
+              "features, a logistic regression fitted on the result the strokes give) keeps "
+              "the final walk from crossing into a region of another texture, so a click "
+              "inside fur or grass brings the rest of it along (0: colour and edges alone).",
+              low=0.0, high=1e6),
     ParamSpec("rounding_stability", float, 0.1,
               "Constrained rounding, given the result shown before this edit (segment's "
               "previous): what a group of must-linked stroke ends pays, per node, for leaving "

@@ -35,9 +35,13 @@ class ConstraintStep:
         Each node's segment in the result shown before this edit, -1 where unknown.
     appearance : tuple (colors (n', 3), sizes (n',)), optional
         What the labelled nodes look like (``rounding_looks``, ``rounding_appearance``).
-    prior_weight, colouring, stability, looks_weight, appearance_weight
+    texture : tuple (features (n', f), sizes (n',)), optional
+        The nodes' texture (:func:`~core.constraint_step.texture.node_texture`; with
+        ``rounding_texture`` > 0).
+    prior_weight, colouring, stability, looks_weight, appearance_weight, texture_weight
         ``rounding_prior``, ``rounding_colouring``, ``rounding_stability``, ``rounding_looks``,
-        ``rounding_appearance`` (:data:`~core.constraint_step.ROUNDING_PARAMS`).
+        ``rounding_appearance``, ``rounding_texture``
+        (:data:`~core.constraint_step.ROUNDING_PARAMS`).
     """
 
     n_clusters: int
@@ -51,6 +55,8 @@ class ConstraintStep:
     stability: float = 0.0
     looks_weight: float = 0.0
     appearance_weight: float = 0.0
+    texture: tuple | None = None
+    texture_weight: float = 0.0
 
 
 def graph_split(graph, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -101,7 +107,8 @@ def apply_step(res: SpectralResult, step: ConstraintStep, method_nc, warn: bool 
                                                 prior_weight=step.prior_weight, colouring=step.colouring,
                                                 previous=step.previous, stability=step.stability,
                                                 appearance=step.appearance, looks_weight=step.looks_weight,
-                                                appearance_weight=step.appearance_weight)
+                                                appearance_weight=step.appearance_weight,
+                                                texture=step.texture, texture_weight=step.texture_weight)
     res.info["overruled"] = [k for k, ok in enumerate(resolution.honoured) if not ok]
     res.info["overruled_nodes"] = overruled_nodes(labels0, res.labels)
     if warn and res.info["overruled"]:  # what the final labels do not honour, by name

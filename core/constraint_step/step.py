@@ -9,6 +9,7 @@ from .ncut import labels_ncut, _ncut_rounding
 from .params import COLOURING_TIE_WEIGHT, NCUT_TIE_WEIGHT, UNREACHED_MIN_SHARE
 from .potts import _best_colouring, group_conductance
 from .resolve import Resolution, resolve, _seed_nodes
+from .texture import texture_walk
 from .walk import prior_walk, _follow_numbering, _centroids
 
 
@@ -16,7 +17,8 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
                        max_iter: int = 20, graph=None, prior_weight: float = 0.0,
                        colouring: str = "walk", previous: np.ndarray | None = None,
                        stability: float = 0.0, appearance=None,
-                       looks_weight: float = 0.0, appearance_weight: float = 0.0) -> tuple[np.ndarray, Resolution]:
+                       looks_weight: float = 0.0, appearance_weight: float = 0.0,
+                       texture=None, texture_weight: float = 0.0) -> tuple[np.ndarray, Resolution]:
     """Labels that honour the user's constraints, from a method's result (module docstring).
 
     Parameters
@@ -40,6 +42,11 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
         stability term.
     stability : float
         Its weight per node (``rounding_stability``).
+    texture : tuple (features (n, f), sizes (n,)), optional
+        What the nodes' texture is (:func:`~core.constraint_step.texture.node_texture`).
+    texture_weight : float
+        ``rounding_texture``: how much the walk's graph is weakened across nodes a texture
+        model fitted on the walk's first labels tells apart (:mod:`.texture`; 0: not at all).
 
     Returns
     -------
@@ -52,7 +59,8 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
         return _auto_rounding(embedding, labels0, nc, n_clusters, max_iter=max_iter, graph=graph,
                               prior_weight=prior_weight, previous=previous, stability=stability,
                               appearance=appearance, looks_weight=looks_weight,
-                              appearance_weight=appearance_weight)
+                              appearance_weight=appearance_weight, texture=texture,
+                              texture_weight=texture_weight)
     E = _checked_embedding(embedding)
     res = resolve(nc)
     labels = np.asarray(labels0, np.int64).copy()
@@ -77,7 +85,7 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
         d2 = ((E[:, None, :] - mu[None, :, :]) ** 2).sum(-1)
         unary = tie * np.array([d2[m].sum(0) for m in members]) + keep
         labels = _ncut_rounding(nc, E, labels, mu, res, seeds, graph, n_clusters, unary, appearance,
-                                looks_weight, prior_weight, appearance_weight)
+                                looks_weight, prior_weight, appearance_weight, texture, texture_weight)
         return labels, res
     labels = _cop_kmeans(E, labels, mu, res, members, tie, keep, pair, n_clusters, max_iter)
     if walk:
@@ -85,7 +93,7 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
         prior = np.zeros((len(E), n_clusters))
         prior[np.arange(len(E)), labels] = 1.0
         prior[:, np.unique(labels[seeds])] = 0.0  # reached segments: mass from their seeds only
-        labels = prior_walk(graph, seeds, labels[seeds], prior, prior_weight)
+        labels = texture_walk(graph, seeds, labels[seeds], prior, prior_weight, texture, texture_weight)
     return labels, res
 
 
