@@ -59,7 +59,9 @@ its own.
    edges. Every label's walk ends at each step with probability ``w / (1 + w)``,
    ``w = rounding_prior``; a segment strokes have reached gets its mass from its seeds only
    (and, with ``rounding_appearance`` > 0, from how much a node looks like its strokes'
-   surroundings), a segment no stroke has reached yet from the method's labels.
+   surroundings), a segment no stroke has reached yet from the method's labels. With
+   ``rounding_texture`` > 0 the walk runs once more, on the graph weakened across nodes a
+   texture model fitted on its first labels tells apart (:mod:`.texture`).
 
 Chosen by the simulated-user benchmark on the train split (``bench/tune.py``,
 ``bench/results/tuning.md``).

@@ -83,7 +83,7 @@ def decided_caption(result) -> str:
     nm = getattr(result, "node_map", None)
     share = float(decided[nm.node_map].mean()) if nm is not None and decided.size else float(np.mean(decided))
     said = "none" if share == 0 else "under 1%" if share < 0.01 else f"{100 * share:.0f}%"
-    return f"strokes overruled {said} (orange)"
+    return f"{said} relabelled by the strokes (orange)"
 
 
 def sticky_range(lo: float, hi: float, current) -> tuple[float, float] | None:

@@ -31,7 +31,7 @@ from .edits import BlockEdit, LinkEdit
 
 SLOW_S = 0.4  # previews slower than this (request to result, median of the last 5) pause for the image
 SAMPLES = 5
-PREVIEW_PARAMS = {"pixel_band": 0.0}  # node-level labels while dragging
+PREVIEW_PARAMS = {"pixel_band": 0.0, "rounding_texture": 0.0}  # node-level labels, no texture model, while dragging
 
 
 class Preview(QObject):

@@ -23,14 +23,14 @@ def test_missing_vectors_are_said_in_words():
 
 def test_the_decided_map_and_its_caption():
     res = types.SimpleNamespace(method="rom", info={"overruled_nodes": np.array([True, False, False, False])})
-    assert decided_caption(res) == "strokes overruled 25% (orange)"
+    assert decided_caption(res) == "25% relabelled by the strokes (orange)"
     node_map = types.SimpleNamespace(node_map=np.array([[0, 0, 0, 1] * 50] * 100))  # node 0: 75% of the pixels
     assert decided_caption(types.SimpleNamespace(method="rom", info=res.info, node_map=node_map)) \
-        == "strokes overruled 75% (orange)"
+        == "75% relabelled by the strokes (orange)"
     tiny = types.SimpleNamespace(node_map=np.array([[0] + [1] * 999]), )
     assert "under 1%" in decided_caption(types.SimpleNamespace(method="csp", info=res.info, node_map=tiny))
     none = {"overruled_nodes": np.zeros(4, bool)}
-    assert "overruled none" in decided_caption(types.SimpleNamespace(method="csp", info=none))
+    assert "none relabelled" in decided_caption(types.SimpleNamespace(method="csp", info=none))
     assert decided_caption(types.SimpleNamespace(method="rom", info={})) == "rom's own labels"
     rgba = decided_rgba(np.array([True, False]), np.array([[0, 1], [1, 1]]))
     assert tuple(rgba[0, 0, :3]) == tuple(DECIDED_COLOURS[1]) and tuple(rgba[1, 1, :3]) == tuple(DECIDED_COLOURS[0])
