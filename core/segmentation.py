@@ -330,15 +330,16 @@ def _step_input(rep, constraints, nc, K, G, previous, shape, rep_p: dict, n_segm
                           appearance=(out.colors, out.sizes), prior_weight=rep_p["rounding_prior"],
                           colouring=rep_p["rounding_colouring"], stability=rep_p["rounding_stability"],
                           looks_weight=rep_p["rounding_looks"], appearance_weight=rep_p["rounding_appearance"],
-                          texture=_texture(rep, out) if rep_p["rounding_texture"] > 0 else None,
+                          texture=_texture(rep, out, parent) if rep_p["rounding_texture"] > 0 else None,
                           texture_weight=rep_p["rounding_texture"])
     return step, out
 
 
-def _texture(rep, out):
+def _texture(rep, out, parent):
     """The texture of ``out``'s nodes (:mod:`core.constraint_step.texture`), from the
-    pixel features cached on ``rep`` (the same working image), or ``None`` without one."""
-    from .constraint_step.texture import cached_pixel_texture, node_texture
+    pixel features cached on ``rep`` (the same working image; ``parent``: the node of
+    ``rep`` each of ``out``'s came from), with their sizes; ``None`` without an image."""
+    from .constraint_step.texture import split_node_texture
 
-    feats = cached_pixel_texture(rep)
-    return None if feats is None else (node_texture(feats, out.node_map.ravel(), out.n_nodes), out.sizes)
+    F = split_node_texture(rep, out, parent)
+    return None if F is None else (F, out.sizes)

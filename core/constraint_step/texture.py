@@ -67,12 +67,58 @@ def node_texture(features: np.ndarray, node_of_pixel: np.ndarray, n_nodes: int) 
     node_of_pixel : ndarray, shape (N,), int
     n_nodes : int
     """
-    count = np.maximum(np.bincount(node_of_pixel, minlength=n_nodes), 1).astype(float)
-    F = np.stack([np.bincount(node_of_pixel, weights=features[:, j], minlength=n_nodes) / count
-                  for j in range(features.shape[1])], 1)
+    return standardised_means(*node_sums(features, node_of_pixel, n_nodes))
+
+
+def node_sums(features: np.ndarray, node_of_pixel: np.ndarray, n_nodes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each node's sum of the pixel ``features`` (n, f) and its pixel count (n,), float64.
+
+    Parameters
+    ----------
+    features : ndarray, shape (N, f)
+    node_of_pixel : ndarray, shape (N,), int
+    n_nodes : int
+    """
+    import scipy.sparse as sp
+
+    node_of_pixel = np.asarray(node_of_pixel, np.int64)
+    A = sp.csr_matrix((np.ones(len(node_of_pixel)), (node_of_pixel, np.arange(len(node_of_pixel)))),
+                      shape=(n_nodes, len(node_of_pixel)))
+    return np.asarray(A @ features, float), np.bincount(node_of_pixel, minlength=n_nodes).astype(float)
+
+
+def standardised_means(sums: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """``sums / count`` per node, each column standardised over the nodes, shape (n, f)."""
+    F = sums / np.maximum(count, 1.0)[:, None]
     F -= F.mean(0)
     F /= np.maximum(F.std(0), 1e-9)
     return F
+
+
+def split_node_texture(rep, out, parent: np.ndarray | None) -> np.ndarray | None:
+    """:func:`node_texture` of ``out``'s nodes: ``rep``'s nodes, or ``rep``'s nodes split
+    where strokes meet (``parent``: the node of ``rep`` each came from), from sums kept in
+    ``rep``'s cache. Only the pixels of split nodes are summed per edit (the nodes a stroke
+    splits are few), so a stroke costs a fraction of summing the whole image.
+    ``None`` without a working image."""
+    feats = cached_pixel_texture(rep)
+    if feats is None:
+        return None
+    sums, count = rep.cache.get(("texture-node-sums",), lambda: node_sums(feats, rep.node_map.ravel(), rep.n_nodes))
+    if out is rep or parent is None:
+        return standardised_means(sums, count)
+    parent = np.asarray(parent, np.int64)
+    split = np.bincount(parent, minlength=rep.n_nodes) > 1
+    out_sums, out_count = sums[parent].copy(), count[parent].copy()
+    pix = np.flatnonzero(split[rep.node_map.ravel()])
+    if len(pix):
+        nodes = out.node_map.ravel()[pix].astype(np.int64)
+        redo = np.unique(nodes)
+        index = np.full(out.n_nodes, -1, np.int64)
+        index[redo] = np.arange(len(redo))
+        s, c = node_sums(feats[pix], index[nodes], len(redo))
+        out_sums[redo], out_count[redo] = s, c
+    return standardised_means(out_sums, out_count)
 
 
 def texture_posterior(F: np.ndarray, nodes: np.ndarray, labels: np.ndarray, k: int,
@@ -96,9 +142,14 @@ def texture_posterior(F: np.ndarray, nodes: np.ndarray, labels: np.ndarray, k: i
     if len(classes) < 2:
         return None
     weight = None if sizes is None else np.asarray(sizes, float)[nodes]
-    model = LogisticRegression(C=TEXTURE_C, tol=TEXTURE_TOL, max_iter=200).fit(F[nodes], labels, sample_weight=weight)
-    P = np.zeros((len(F), k))
-    P[:, model.classes_] = model.predict_proba(F)
+    import sklearn
+
+    # our own finite arrays and fixed settings: scikit-learn's checks cost more than the fit here
+    with sklearn.config_context(assume_finite=True, skip_parameter_validation=True):
+        model = LogisticRegression(C=TEXTURE_C, tol=TEXTURE_TOL, max_iter=200).fit(F[nodes], labels,
+                                                                                   sample_weight=weight)
+        P = np.zeros((len(F), k))
+        P[:, model.classes_] = model.predict_proba(F)
     return P
 
 

