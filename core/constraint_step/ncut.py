@@ -3,6 +3,8 @@ their territories and how they look; segments no stroke reached seeded from the 
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -47,19 +49,23 @@ def ncut_colouring(C: np.ndarray, vol: np.ndarray, apart: list, k: int, unary: n
         w = np.full(n, 1.0 / n)  # every group counts alike: a small region's strokes as much as a large one's
         total = float((w * (looks ** 2).sum(1)).sum())
 
-    def objective(Z):  # Z: (m, n) colourings
-        onehot = Z[:, :, None] == np.arange(k)[None, None, :]  # (m, n, k)
-        v = np.einsum("mnk,n->mk", onehot, vol)
-        within = np.einsum("mnk,nh,mhk->mk", onehot, C, onehot)
-        assoc = np.einsum("mnk,n->mk", onehot, C.sum(1))
-        cut = assoc - within
+    C = np.asarray(C, float)
+    deg = C.sum(1)
+    if looks is not None and looks_weight > 0:
+        wl = w[:, None] * looks
+
+    def objective(Z):  # Z: (m, n) colourings; one matrix product each (BLAS), not an einsum loop
+        m = len(Z)
+        X = (Z[:, None, :] == np.arange(k)[None, :, None]).reshape(m * k, n).astype(float)  # (m k, n)
+        v = (X @ vol).reshape(m, k)
+        within = ((X @ C) * X).sum(1).reshape(m, k)
+        cut = (X @ deg).reshape(m, k) - within
         val = np.where(v > 0, cut / np.maximum(v, 1e-12), 0.0).sum(1)
         if looks is not None and looks_weight > 0:
-            oh = onehot.astype(float)
-            Wc = np.einsum("mnk,n->mk", oh, w)
-            Sc = np.einsum("mnk,n,nb->mkb", oh, w, looks)
+            Wc = (X @ w).reshape(m, k)
+            Sc = (X @ wl).reshape(m, k, -1)
             val = val + looks_weight * (total - ((Sc ** 2).sum(2) / np.maximum(Wc, 1e-12)).sum(1))
-        used = onehot.any(1).sum(1)
+        used = X.reshape(m, k, n).any(2).sum(1)
         bad = used < need
         if len(ap):
             bad |= (Z[:, ap[:, 0]] == Z[:, ap[:, 1]]).any(1)
@@ -73,7 +79,7 @@ def ncut_colouring(C: np.ndarray, vol: np.ndarray, apart: list, k: int, unary: n
             val = objective(Z)
             j = int(np.argmin(val))
             if val[j] < best_val:
-                best_val, best = val[j], Z[j].copy()
+                best_val, best = val[j], Z[j].astype(np.int64)
         return None if best is None else _cheapest_numbering(best, U)
     nbrs = [set() for _ in range(n)]
     for a, b in apart:
@@ -83,19 +89,92 @@ def ncut_colouring(C: np.ndarray, vol: np.ndarray, apart: list, k: int, unary: n
     if colour is None:
         return None
     colour = _enough_colours(np.asarray(colour, np.int64).copy(), need, k)
-    cur = objective(colour[None])[0]
-    for _ in range(20):
+    lw = looks_weight if looks is not None and looks_weight > 0 else 0.0
+    colour, cur = _single_moves(colour, C, vol, deg, ap, need, k, w if lw else None, wl if lw else None,
+                                total if lw else 0.0, lw)
+    return _cheapest_numbering(colour, U) if np.isfinite(cur) else None
+
+
+def _single_moves(colour, C, vol, deg, ap, need: int, k: int, w, wl, total: float, looks_weight: float,
+                  sweeps: int = 20):
+    """:func:`ncut_colouring`'s local search: each group in turn moves to the colour of least
+    objective if that lowers it by more than 1e-12, until a sweep moves none (or ``sweeps``).
+
+    The objective of every move of one group is updated from per-colour sums (volume,
+    association, within-colour conductance ``x_c^T C x_c``, the looks' weights and sums,
+    members, violated cannot-links) instead of being recomputed over all groups: O(n k) per
+    group, not O(n^2 k), the same values up to rounding. Returns the colouring and its
+    objective (``inf`` when it is infeasible)."""
+    n = len(colour)
+    if len(ap) and (ap[:, 0] == ap[:, 1]).any():
+        return colour, np.inf  # a group kept apart from itself: no colouring is feasible
+    X = np.zeros((n, k))
+    X[np.arange(n), colour] = 1.0
+    A = np.zeros((n, n))
+    if len(ap):
+        np.add.at(A, (ap[:, 0], ap[:, 1]), 1.0)
+        np.add.at(A, (ap[:, 1], ap[:, 0]), 1.0)
+    CX, AX = C @ X, A @ X
+    v, assoc, within, cnt = X.T @ vol, X.T @ deg, (CX * X).sum(0), X.sum(0)
+    viol = 0.5 * float((AX * X).sum())
+    looks = looks_weight > 0
+    if looks:
+        Wc, Sc = X.T @ w, X.T @ wl
+    ks, eye = np.arange(k), np.eye(k)
+
+    def cut_terms(v_, assoc_, within_):
+        return np.where(v_ > 0, (assoc_ - within_) / np.maximum(v_, 1e-12), 0.0)
+
+    def look_terms(Wc_, Sc_):
+        return (Sc_ ** 2).sum(-1) / np.maximum(Wc_, 1e-12)
+
+    def total_value(tc, tl, used, viol_):
+        val = tc.sum(-1)
+        if looks:
+            val = val + looks_weight * (total - tl.sum(-1))
+        return np.where((used < need) | (viol_ > 0), np.inf, val)
+
+    tc = cut_terms(v, assoc, within)
+    tl = look_terms(Wc, Sc) if looks else None
+    cur = float(total_value(tc, tl, (cnt > 0).sum(), viol))
+    for _ in range(sweeps):
         moved = False
         for g in range(n):
-            trial = np.repeat(colour[None], k, 0)
-            trial[:, g] = np.arange(k)
-            val = objective(trial)
+            a = int(colour[g])
+            # row c: g moved from colour a to c (row a: no move); only colours a and c change
+            cgg = C[g, g]
+            TC = np.tile(tc, (k, 1))
+            TC[:, a] = cut_terms(v[a] - vol[g], assoc[a] - deg[g], within[a] - (2 * CX[g, a] - cgg))
+            TC[ks, ks] = cut_terms(v + vol[g], assoc + deg[g], within + (2 * CX[g] + cgg))
+            TC[a] = tc
+            TL = None
+            if looks:
+                TL = np.tile(tl, (k, 1))
+                TL[:, a] = look_terms(Wc[a] - w[g], Sc[a] - wl[g])
+                TL[ks, ks] = look_terms(Wc + w[g], Sc + wl[g])
+                TL[a] = tl
+            used = (cnt > 0).sum() - (cnt[a] == 1) + (cnt == 0)
+            used[a] = (cnt > 0).sum()
+            viol_t = viol + (AX[g] - AX[g, a]) * (ks != a)
+            val = total_value(TC, TL, used, viol_t)
             c = int(np.argmin(val))
             if val[c] < cur - 1e-12:
-                colour, cur, moved = trial[c], val[c], True
+                colour = colour.copy()
+                colour[g], cur, moved = c, float(val[c]), True
+                step = eye[c] - eye[a]
+                X[g] = eye[c]
+                CX += np.outer(C[:, g], step)
+                AX += np.outer(A[:, g], step)
+                v, assoc, cnt = v + vol[g] * step, assoc + deg[g] * step, cnt + step
+                within = (CX * X).sum(0)
+                viol = 0.5 * float((AX * X).sum())
+                tc = cut_terms(v, assoc, within)
+                if looks:
+                    Wc, Sc = Wc + w[g] * step, Sc + step[:, None] * wl[g]
+                    tl = look_terms(Wc, Sc)
         if not moved:
             break
-    return _cheapest_numbering(colour, U) if np.isfinite(cur) else None
+    return colour, cur
 
 
 def _enough_colours(colour: np.ndarray, need: int, k: int) -> np.ndarray:
@@ -132,14 +211,22 @@ def _cheapest_numbering(colour: np.ndarray, U: np.ndarray) -> np.ndarray:
 def _canonical_colourings(n: int, k: int, chunk: int = 20_000):
     """Every colouring of ``n`` groups with at most ``k`` colours, up to renaming the colours
     (group 0 takes colour 0, each group at most one more than the largest before it), in
-    chunks of at most ``chunk`` rows."""
-    rows = np.zeros((1, 1), np.int64)
-    for _ in range(1, n):
-        top = rows.max(1)
-        nxt = [np.column_stack([rows[c <= top + 1], np.full((c <= top + 1).sum(), c)]) for c in range(k)]
-        rows = np.vstack([x for x in nxt if len(x)])
+    chunks of at most ``chunk`` rows (kept for the last few ``(n, k)``: every stroke of a
+    session enumerates them again)."""
+    rows = _canonical_table(n, k)
     for i in range(0, len(rows), chunk):
         yield rows[i:i + chunk]
+
+
+@functools.lru_cache(maxsize=8)
+def _canonical_table(n: int, k: int) -> np.ndarray:
+    rows = np.zeros((1, 1), np.int8)
+    for _ in range(1, n):
+        top = rows.max(1)
+        nxt = [np.column_stack([rows[c <= top + 1], np.full((c <= top + 1).sum(), c, np.int8)]) for c in range(k)]
+        rows = np.vstack([x for x in nxt if len(x)])
+    rows.setflags(write=False)
+    return rows
 
 
 def labels_ncut(W, labels: np.ndarray, k: int) -> float:

@@ -82,36 +82,52 @@ def _greedy_colouring(cost, nbrs, pair, sweeps: int = 5):
     colour = -np.ones(n_groups, np.int64)
     strength = np.zeros(n_groups) if pair is None else pair.sum(1)
 
+    if pair is not None:  # M[g, c]: pair terms of g with the other groups coloured c, kept as colours change
+        P0 = np.array(pair, float)
+        np.fill_diagonal(P0, 0.0)
+        M = np.zeros((n_groups, k))
+
     def step(g):
         c = cost[g]
         if pair is not None:
-            done = colour >= 0
-            done[g] = False
-            w = pair[g, done]
-            c = c + w.sum() - np.bincount(colour[done], weights=w, minlength=k)
+            c = c + M[g].sum() - M[g]
         banned = {colour[h] for h in nbrs[g] if colour[h] >= 0 and h != g}
         free = [x for x in np.argsort(c, kind="stable") if x not in banned]
         return free[0] if free else None
 
+    def recolour(g, c):
+        if pair is not None:
+            if colour[g] >= 0:
+                M[:, colour[g]] -= P0[:, g]
+            M[:, c] += P0[:, g]
+        colour[g] = c
+
     order = []
-    seen = [set() for _ in range(n_groups)]  # colours among each group's coloured neighbours
-    left = set(range(n_groups))
+    seen = np.zeros((n_groups, k), bool)  # colours among each group's coloured neighbours
+    n_nbrs = np.array([len(x) for x in nbrs], float)
+    left = np.ones(n_groups, bool)
     for _ in range(n_groups):
-        g = max(left, key=lambda x: (len(seen[x]), len(nbrs[x]), strength[x], -x))
+        # the most colours seen, then most neighbours, then strongest, then lowest index
+        cand = np.flatnonzero(left)
+        for key in (lambda x: seen[x].sum(1), lambda x: n_nbrs[x], lambda x: strength[x]):
+            value = key(cand)
+            cand = cand[value == value.max()]
+        g = int(cand[0])
         c = step(g)
         if c is None:
             return None
-        colour[g] = c
-        left.discard(g)
+        recolour(g, c)
+        left[g] = False
         order.append(g)
         for h in nbrs[g]:
-            seen[h].add(int(c))
+            seen[h, c] = True
     for _ in range(sweeps):
         moved = False
         for g in order:
             c = step(g)
             if c is not None and c != colour[g]:
-                colour[g], moved = c, True
+                recolour(g, c)
+                moved = True
         if not moved:
             break
     return colour

@@ -17,7 +17,7 @@ from typing import Callable
 import numpy as np
 
 MAX_PER_KIND = 8  # entries of one kind per representation (e.g. affinities of 8 settings)
-KIND_LIMITS = {"ssap-search": 64, "node-split": 512}  # small entries: one per AP round, per split node
+KIND_LIMITS = {"ssap-search": 64, "node-split": 512, "link-nodes": 4096}  # small entries: one per AP round, per split node, per link
 
 
 class GraphCache:

@@ -258,29 +258,47 @@ def _map_links(constraints, rep, radius_px: float, sigma_intensity: float, strok
     for kind, links, out, wout in ((Kind.MUST_LINK, constraints.must_link, must, must_w),
                                    (Kind.CANNOT_LINK, constraints.cannot_link, cannot, cannot_w)):
         for i, (r1, c1, r2, c2, w) in enumerate(links):
-            A = _end_nodes(rep, r1, c1, radius_px, sigma_intensity)
-            B = _end_nodes(rep, r2, c2, radius_px, sigma_intensity)
-            a0, b0 = rep.node_at(r1, c1), rep.node_at(r2, c2)
+            key = ("link-nodes", kind, r1, c1, r2, c2, float(radius_px), float(sigma_intensity))
+            a0, b0, A, B, cross, ends = rep.cache.get(
+                key, lambda: _link_nodes(rep, kind, r1, c1, r2, c2, radius_px, sigma_intensity))
             strokes.append(Stroke(kind, i, a0, b0))
             if a0 == b0:
                 if kind == Kind.CANNOT_LINK:
                     notes.append(f"cannot-link #{i} has both ends in one graph node "
                                  f"(node {a0}); it cannot be honoured at this resolution")
                 continue
-            if kind == Kind.CANNOT_LINK:  # neighbourhoods must not overlap
-                overlap = np.intersect1d(A, B)
-                A, B = np.setdiff1d(A, overlap), np.setdiff1d(B, overlap)
-                A, B = np.union1d(A, [a0]), np.union1d(B, [b0])
-            strokes[-1] = Stroke(strokes[-1].kind, i, a0, b0, (tuple(A.tolist()), tuple(B.tolist())))
-            aa, bb = np.meshgrid(A, B, indexing="ij")
-            out.append(np.stack([aa.ravel(), bb.ravel()], 1))
-            wout.append(np.full(aa.size, float(w)))
-            for E in (A, B):  # an end stands for its neighbourhood: one segment
-                ii, jj = np.triu_indices(len(E), 1)
-                must.append(np.stack([E[ii], E[jj]], 1))
-                must_w.append(np.full(len(ii), float(w)))
+            strokes[-1] = Stroke(strokes[-1].kind, i, a0, b0, (A, B))
+            out.append(cross)
+            wout.append(np.full(len(cross), float(w)))
+            must.append(ends)
+            must_w.append(np.full(len(ends), float(w)))
             if kind == Kind.CANNOT_LINK:
-                cgroup.append(np.full(aa.size, i, np.int64))
+                cgroup.append(np.full(len(cross), i, np.int64))
+
+
+def _link_nodes(rep, kind, r1, c1, r2, c2, radius_px: float, sigma_intensity: float):
+    """One link on the nodes of ``rep``: its end nodes ``a0, b0``, their neighbourhoods ``A, B``
+    (tuples; a cannot-link's kept disjoint), every node pair across (every node of ``A`` with
+    every node of ``B``) and the pairs within each end (an end stands for its neighbourhood:
+    one segment). Kept in ``rep``'s cache per link: a session maps every stroke again on
+    every edit."""
+    A = _end_nodes(rep, r1, c1, radius_px, sigma_intensity)
+    B = _end_nodes(rep, r2, c2, radius_px, sigma_intensity)
+    a0, b0 = rep.node_at(r1, c1), rep.node_at(r2, c2)
+    none = np.zeros((0, 2), np.int64)
+    if a0 == b0:
+        return a0, b0, (), (), none, none
+    if kind == Kind.CANNOT_LINK:  # neighbourhoods must not overlap
+        overlap = np.intersect1d(A, B)
+        A, B = np.setdiff1d(A, overlap), np.setdiff1d(B, overlap)
+        A, B = np.union1d(A, [a0]), np.union1d(B, [b0])
+    aa, bb = np.meshgrid(A, B, indexing="ij")
+    cross = np.stack([aa.ravel(), bb.ravel()], 1).astype(np.int64)
+    ends = []
+    for E in (A, B):
+        ii, jj = np.triu_indices(len(E), 1)
+        ends.append(np.stack([E[ii], E[jj]], 1).astype(np.int64))
+    return a0, b0, tuple(A.tolist()), tuple(B.tolist()), cross, np.concatenate(ends)
 
 
 def map_strokes(constraints: Constraints, rep: Representation) -> NodeConstraints:
