@@ -15,8 +15,11 @@ within one, cannot-link across. The random walker (mode ``cg_mg``) runs in its o
 the same image with seeds at the same stroke endpoints, labelled with their true segment,
 one call per stroke; **suggestion**: ``core.suggest`` on each result (the worker sends its
 best with every result); **ratio** = its median over the method's (K = 2 and 3 pooled). **Peak
-memory** is the process's peak resident size (image included). Timings on a loaded machine
-are noisy: quote them with the date and the load.
+memory** is the process's peak resident size (image included). **Long session**
+(``--session N``, default 100; 0 skips it): at 481x321 and K = 2, one process per method
+draws N strokes of the same kind one after another, the result passed along; the table gives
+the median per stroke over strokes 1-10, the middle ten and the last ten. Timings on a loaded
+machine are noisy: quote them with the date and the load.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ def common_args(doc: str, strokes: int, large_strokes: int, per: str) -> argpars
 def parse(argv):
     p = common_args(__doc__, 8, 4, "K")
     p.add_argument("--no-large", action="store_true", help="skip the 4000x3000 image")
+    p.add_argument("--session", type=int, default=100, help="strokes of the long session at 481x321 (0: skip it)")
     p.add_argument("--child", nargs=3, metavar=("IMAGE", "GT", "WHAT"), help=argparse.SUPPRESS)
     p.add_argument("--n", type=int, default=8, help=argparse.SUPPRESS)
     return p.parse_args(argv)
@@ -131,6 +135,37 @@ def child(image_path: str, gt_path: str, what: str, n: int) -> dict:
     return out
 
 
+def session_child(image_path: str, gt_path: str, what: str, n: int) -> dict:
+    """One process: ``n`` strokes one after another at K = 2, as a long session in the window."""
+    from segapp import core
+
+    warnings.simplefilter("ignore")
+    img = core.load_image(image_path)
+    tg = targets(gt_path, img.shape[:2])
+    prep = core.prepare(img, method=what)
+    core.segment(prep, None, method=what, n_segments=2)
+    ts, shown = [], None
+    for cons in stroke_sequence(tg[2], n):
+        t = time.perf_counter()
+        shown = core.segment(prep, cons, method=what, n_segments=2, previous=shown)
+        ts.append(time.perf_counter() - t)
+    return {"what": what, "session_s": ts}
+
+
+def session_table(rows: list, n: int) -> list[str]:
+    mid = max(0, n // 2 - 5)
+    spans = [(0, min(10, n)), (mid, min(mid + 10, n)), (max(0, n - 10), n)]
+    head = " | ".join(f"strokes {a + 1}-{b} (ms)" for a, b in spans)
+    lines = [f"| method | {head} |", "|---|" + "---|" * len(spans)]
+    for r in rows:
+        if "error" in r:
+            lines.append(f"| {r['what']} | failed: {r['error']} |" + " |" * (len(spans) - 1))
+            continue
+        cells = " | ".join(f"{1000 * np.median(r['session_s'][a:b]):.0f}" for a, b in spans)
+        lines.append(f"| {r['what']} | {cells} |")
+    return lines
+
+
 def run_child(image: Path, gt: Path, what: str, n: int) -> dict:
     cmd = [sys.executable, __file__, "--child", str(image), str(gt), what, "--n", str(n)]
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
@@ -177,7 +212,11 @@ def main(argv=None) -> int:
     a = parse(argv)
     sys.path.insert(0, str(ROOT))
     if a.child:
-        print(json.dumps(child(*a.child, a.n)))
+        if a.child[2].startswith("session:"):
+            img, gt_, what = a.child
+            print(json.dumps(session_child(img, gt_, what.split(":", 1)[1], a.n)))
+        else:
+            print(json.dumps(child(*a.child, a.n)))
         return 0
     from segapp import core
 
@@ -205,6 +244,14 @@ def _run(a, gt: Path, methods: list, home: Path) -> int:
         size = next((r["size"] for r in rows + [rw] if "size" in r), path.name)
         print(f"\n{size}, {n} strokes per K (one process per method)\n")
         print("\n".join(table(rows, rw)), flush=True)
+    if a.session > 0:
+        rows = []
+        for m in [m for m in methods if m != "ncut"]:
+            r = run_child(a.image, gt, f"session:{m}", a.session)
+            rows.append(r if "error" in r else {**r, "what": m})
+            print(f"  session {m} done", file=sys.stderr, flush=True)
+        print(f"\nLong session at 481x321, K = 2: {a.session} strokes one after another, per stroke median\n")
+        print("\n".join(session_table(rows, a.session)), flush=True)
     print(f"\nload average {os.getloadavg()[0]:.1f} at the end")
     return 0
 

@@ -90,7 +90,17 @@ def resolve(nc, neighbourhoods: bool = False) -> Resolution:
     Returns
     -------
     Resolution
+        A fresh object per call (callers update it), computed once per ``nc`` and
+        ``neighbourhoods``: the constraint step settles the same strokes several times per edit.
     """
+    memo = nc.__dict__.setdefault("_resolved", {})
+    if neighbourhoods not in memo:
+        memo[neighbourhoods] = _resolve(nc, neighbourhoods)
+    r = memo[neighbourhoods]
+    return Resolution(r.group.copy(), list(r.apart), list(r.honoured), list(r.apart_stroke))
+
+
+def _resolve(nc, neighbourhoods: bool) -> Resolution:
     n = nc.n_nodes
     n_labels = max([s.label for s in nc.strokes if s.kind == Kind.BLOCK], default=-1) + 1
     g = _Groups(n + n_labels)
