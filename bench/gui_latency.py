@@ -278,6 +278,8 @@ def _preview_and_compare(bench, a, np):
     # (the graph, its texture features) while the first drag of a session waits for it
     bench.w.model.set_method(methods[0])
     bench.preview_drag(h // 4, w // 4, h // 2, w // 2, seconds=1.0)
+    preview = bench.w.controller.preview
+    bench.run_until(lambda: len(preview._took) > 0, timeout=120.0)  # its first answer came
     rate = []
     for m in methods:
         bench.w.model.set_method(m)
