@@ -185,20 +185,19 @@ def fill_islands(labels: np.ndarray, before: np.ndarray, free: np.ndarray, min_a
         The pixels the walk labelled.
     min_area : int
     """
-    from scipy import ndimage as ndi
+    from skimage.measure import label
 
     out = labels.copy()
-    for s in np.unique(labels[free]):
-        regions, n = ndi.label(labels == s)
-        if n == 0:
-            continue
-        size = np.bincount(regions.ravel(), minlength=n + 1)
-        walked = np.bincount(regions[(labels != before) & (labels == s)], minlength=n + 1) > 0
-        outside = np.bincount(regions[~free & (labels == s)], minlength=n + 1) > 0
-        speck = (size < min_area) & walked & ~outside
-        speck[0] = False
-        if not speck.any():
-            continue
+    # every 4-connected region of one segment, all segments in one pass (two regions of one
+    # segment never touch, so a region's neighbours in other regions are other segments')
+    regions = label(labels, background=-1, connectivity=1)
+    n = int(regions.max())
+    size = np.bincount(regions.ravel(), minlength=n + 1)
+    walked = np.bincount(regions[(labels != before) & free], minlength=n + 1) > 0
+    outside = np.bincount(regions[~free], minlength=n + 1) > 0
+    speck = (size < min_area) & walked & ~outside
+    speck[0] = False
+    if speck.any():
         out = _vote_fill(out, regions, speck, labels)
     return out
 
