@@ -57,19 +57,12 @@ def ncut_colouring(C: np.ndarray, vol: np.ndarray, apart: list, k: int, unary: n
     def objective(Z):  # Z: (m, n) colourings; one matrix product each (BLAS), not an einsum loop
         m = len(Z)
         X = (Z[:, None, :] == np.arange(k)[None, :, None]).reshape(m * k, n).astype(float)  # (m k, n)
-        v = (X @ vol).reshape(m, k)
         within = ((X @ C) * X).sum(1).reshape(m, k)
-        cut = (X @ deg).reshape(m, k) - within
-        val = np.where(v > 0, cut / np.maximum(v, 1e-12), 0.0).sum(1)
-        if looks is not None and looks_weight > 0:
-            Wc = (X @ w).reshape(m, k)
-            Sc = (X @ wl).reshape(m, k, -1)
-            val = val + looks_weight * (total - ((Sc ** 2).sum(2) / np.maximum(Wc, 1e-12)).sum(1))
-        used = X.reshape(m, k, n).any(2).sum(1)
-        bad = used < need
-        if len(ap):
-            bad |= (Z[:, ap[:, 0]] == Z[:, ap[:, 1]]).any(1)
-        return np.where(bad, np.inf, val)
+        tc = _cut_terms((X @ vol).reshape(m, k), (X @ deg).reshape(m, k), within)
+        lw = looks_weight if looks is not None and looks_weight > 0 else 0.0
+        tl = _look_terms((X @ w).reshape(m, k), (X @ wl).reshape(m, k, -1)) if lw else None
+        viol = (Z[:, ap[:, 0]] == Z[:, ap[:, 1]]).sum(1) if len(ap) else np.zeros(m)
+        return _objective_value(tc, tl, lw, total if lw else 0.0, X.reshape(m, k, n).any(2).sum(1), viol, need)
 
     if n == 0:
         return np.zeros(0, np.int64)
@@ -122,17 +115,10 @@ def _single_moves(colour, C, vol, deg, ap, need: int, k: int, w, wl, total: floa
         Wc, Sc = X.T @ w, X.T @ wl
     ks, eye = np.arange(k), np.eye(k)
 
-    def cut_terms(v_, assoc_, within_):
-        return np.where(v_ > 0, (assoc_ - within_) / np.maximum(v_, 1e-12), 0.0)
-
-    def look_terms(Wc_, Sc_):
-        return (Sc_ ** 2).sum(-1) / np.maximum(Wc_, 1e-12)
+    cut_terms, look_terms = _cut_terms, _look_terms
 
     def total_value(tc, tl, used, viol_):
-        val = tc.sum(-1)
-        if looks:
-            val = val + looks_weight * (total - tl.sum(-1))
-        return np.where((used < need) | (viol_ > 0), np.inf, val)
+        return _objective_value(tc, tl, looks_weight, total, used, viol_, need)
 
     tc = cut_terms(v, assoc, within)
     tl = look_terms(Wc, Sc) if looks else None
@@ -175,6 +161,27 @@ def _single_moves(colour, C, vol, deg, ap, need: int, k: int, w, wl, total: floa
         if not moved:
             break
     return colour, cur
+
+
+def _cut_terms(v, assoc, within):
+    """Per colour ``cut(c) / vol(c)`` (0 for an empty colour), from its volume, association
+    and within-colour conductance."""
+    return np.where(v > 0, (assoc - within) / np.maximum(v, 1e-12), 0.0)
+
+
+def _look_terms(Wc, Sc):
+    """Per colour ``||S_c||^2 / W_c``: what the looks' within-colour scatter subtracts."""
+    return (Sc ** 2).sum(-1) / np.maximum(Wc, 1e-12)
+
+
+def _objective_value(tc, tl, looks_weight: float, total: float, used, viol, need: int):
+    """:func:`ncut_colouring`'s objective from the per-colour terms (last axis): the cuts,
+    plus ``looks_weight`` times the looks' scatter; ``inf`` where fewer than ``need`` colours
+    are used or a cannot-linked pair shares one."""
+    val = tc.sum(-1)
+    if looks_weight > 0:
+        val = val + looks_weight * (total - tl.sum(-1))
+    return np.where((used < need) | (viol > 0), np.inf, val)
 
 
 def _enough_colours(colour: np.ndarray, need: int, k: int) -> np.ndarray:
