@@ -10,7 +10,7 @@ import scipy.sparse as sp
 
 from .looks import territory_looks, colour_codes, appearance_prior, _look_samples
 from .params import SURE_SHARE, NCUT_EXACT
-from .potts import _greedy_colouring, group_conductance
+from .potts import _greedy_colouring, edit_conductance
 from .resolve import Resolution
 from .texture import texture_walk
 from .walk import prior_walk
@@ -303,7 +303,7 @@ def _ncut_rounding(nc, E, labels, mu, res: Resolution, seeds, graph, k: int, una
     n_groups = res.n_groups
     grouped = res.group >= 0
     user = seeds[res.group[seeds] >= 0]
-    C, vol, territory = group_conductance(graph, user, res.group[user], n_groups, volumes=True)
+    C, vol, territory = edit_conductance(nc, graph, user, res.group[user], n_groups)
     sample = _look_samples(nc, res)
     looks = None
     codes = colour_codes(appearance) if appearance is not None else None  # one codebook per call

@@ -133,6 +133,18 @@ def _greedy_colouring(cost, nbrs, pair, sweeps: int = 5):
     return colour
 
 
+def edit_conductance(nc, W, seeds: np.ndarray, seed_group: np.ndarray, n_groups: int):
+    """:func:`group_conductance` with ``volumes``, computed once per edit: both colourings of
+    ``colouring='auto'`` ask for it with the same graph and seeds. Kept on ``nc`` (one per
+    edit) with the graph it was computed on; returns fresh copies (callers scale them)."""
+    key = (seeds.tobytes(), np.asarray(seed_group).tobytes(), n_groups)
+    memo = nc.__dict__.get("_conductance")
+    if memo is None or memo[0] is not W or memo[1] != key:
+        memo = (W, key, group_conductance(W, seeds, seed_group, n_groups, volumes=True))
+        nc.__dict__["_conductance"] = memo
+    return tuple(x.copy() for x in memo[2])
+
+
 def group_conductance(W, seeds: np.ndarray, seed_group: np.ndarray, n_groups: int,
                       volumes: bool = False):
     """Effective conductance between groups of seed nodes through a graph.

@@ -7,7 +7,7 @@ import numpy as np
 
 from .ncut import labels_ncut, _ncut_rounding
 from .params import COLOURING_TIE_WEIGHT, NCUT_TIE_WEIGHT, UNREACHED_MIN_SHARE
-from .potts import _best_colouring, group_conductance
+from .potts import _best_colouring, edit_conductance
 from .resolve import Resolution, resolve, _seed_nodes
 from .texture import texture_walk
 from .walk import prior_walk, _follow_numbering, _centroids
@@ -70,7 +70,7 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
     seeds = _seed_nodes(nc, res) if walk else np.flatnonzero(res.group >= 0)
     pair, tie = None, 1.0
     if walk and colouring == "walk":
-        pair = group_conductance(graph, seeds, res.group[seeds], res.n_groups)
+        pair = edit_conductance(nc, graph, seeds, res.group[seeds], res.n_groups)[0]
         pair /= max(float(np.median(np.asarray(graph.sum(1)))), 1e-12)  # in units of a node's degree
         tie = COLOURING_TIE_WEIGHT
     elif walk and colouring == "ncut":

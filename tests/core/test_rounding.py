@@ -128,6 +128,34 @@ def test_group_conductance_is_the_effective_conductance():
     np.testing.assert_allclose(C3[0, 1], 1 / (1 / 2 + 1 / 4))
 
 
+def test_both_colourings_of_one_edit_share_one_conductance_solve(monkeypatch):
+    from segapp.core.constraint_step import potts
+
+    calls = []
+    real = potts.group_conductance
+    monkeypatch.setattr(potts, "group_conductance", lambda *a, **k: calls.append(1) or real(*a, **k))
+    W = _path_graph([1.0, 2.0, 4.0, 1.0, 3.0])
+    nc = NC.from_pairs(6, must=[(0, 1)], cannot=[(1, 5)])
+    seeds, groups = np.array([0, 1, 5]), np.array([0, 0, 1])
+    C, vol, territory = potts.edit_conductance(nc, W, seeds, groups, 2)
+    C *= 10  # the caller scales its copy: the kept one is untouched
+    C2, vol2, _ = potts.edit_conductance(nc, W, seeds, groups, 2)
+    assert len(calls) == 1
+    want = real(W, seeds, groups, 2, volumes=True)
+    np.testing.assert_allclose(C2, want[0])
+    np.testing.assert_allclose(vol2, want[1])
+    # another graph (or other seeds) is solved again
+    potts.edit_conductance(nc, _path_graph([1.0] * 5), seeds, groups, 2)
+    assert len(calls) == 2
+    # a labelling with both colourings of 'auto' solves once per edit
+    calls.clear()
+    emb = np.linspace(0, 1, 6)[:, None]
+    nc = NC.from_pairs(6, must=[(0, 1)], cannot=[(1, 5)])
+    labels, _ = constrained_labels(emb, np.array([0, 0, 0, 1, 1, 1]), nc, 2, graph=W, prior_weight=0.01,
+                                   colouring="auto")
+    assert len(calls) == 1 and labels[0] == labels[1] != labels[5]
+
+
 def test_the_walk_colours_groups_joined_by_the_image_alike():
     # nodes 0-9 on a path with one weak link (a strong image edge) between 4 and 5; the
     # embedding wrongly pairs node 2 with the right-hand cluster. Groups: {0}, {2}, {9}; the
