@@ -38,7 +38,9 @@ its own.
    of its nodes that had another segment on screen. ``'auto'`` (the default,
    :func:`_auto_rounding`) runs both to the end (steps 2-4) and keeps the labels whose
    segments have the lower normalised cut on the boundary graph; while no cannot-link is
-   drawn, a result with a sliver segment no stroke is in loses. ``'walk'`` serves strokes
+   drawn, a result with a sliver segment no stroke is in loses, and so does the walk's
+   colouring where it puts must-link groups drawn in several places into fewer segments
+   than there are groups (up to K). ``'walk'`` serves strokes
    placed where the result is wrong (the error-centre user), ``'ncut'`` strokes drawn
    regions first; the choice was measured on the training images
    (``bench/results/tuning.md``). ``'embedding'`` colours by the method's

@@ -171,6 +171,14 @@ def _auto_rounding(embedding, labels0, nc, n_clusters: int, graph=None, **kw):
     with a segment of under :data:`UNREACHED_MIN_SHARE` of the nodes and no stroke in it
     loses too (must-links alone never shrink a segment to a sliver). Ties go to ``'walk'``.
     Without a graph (no walk) this is ``'walk'``.
+
+    Must-links alone, drawn in several places (two or more groups, no cannot-link): where the
+    walk's colouring puts the groups in fewer segments than there are groups, up to K (the
+    Potts energy pays for no cut, so it joins them and the segment left over comes from the
+    method's result away from every stroke), the normalised-cut colouring is kept, which
+    gives them ``min(K, groups)`` segments: must-links on the bear and on the water at K = 2
+    show bears and water, as a person drawing them expects (measured:
+    ``bench/results/tuning.md``, 2026-11-27).
     """
     tried = [constrained_labels(embedding, labels0, nc, n_clusters, graph=graph, colouring=c, **kw)
              for c in (("walk", "ncut") if graph is not None and kw.get("prior_weight", 0) > 0 else ("walk",))]
@@ -178,6 +186,9 @@ def _auto_rounding(embedding, labels0, nc, n_clusters: int, graph=None, **kw):
         return tried[0]
     res = resolve(nc)
     stroked = res.group >= 0
+    if not res.apart and res.n_groups >= 2 and \
+            len(np.unique(tried[0][0][stroked])) < min(n_clusters, res.n_groups):
+        return tried[1]  # must-links in several places, joined by the walk's colouring
     scores = [(not res.apart and _collapsed(lab, stroked, n_clusters), labels_ncut(graph, lab, n_clusters))
               for lab, _ in tried]
     return tried[1] if scores[1] < scores[0] else tried[0]

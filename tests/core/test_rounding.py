@@ -294,3 +294,28 @@ def test_segment_takes_the_previous_result():
     with pytest.raises(ParameterError, match=r"Segmentation of this image \(shape \(30, 60\)\)"):
         core.segment(img[:30], core.Constraints(must_link=[(5, 5, 20, 10, 1.0)]), method="csp",
                      n_segments=2, max_nodes=60, previous=first)
+
+
+def test_must_links_in_two_places_are_two_segments_not_one_and_a_method_piece():
+    # a uniform path with a weak edge before nodes 10-11, which the method makes a segment of
+    # their own; must-links at 0-1 and 6-7 and nothing else, K = 2. The walk's colouring
+    # joins the two groups (a Potts energy pays for no cut) and leaves segment 2 to the
+    # method's piece behind the edge, which has the lower normalised cut; 'auto' keeps the
+    # normalised-cut colouring instead: one segment per must-link group, up to K.
+    W = _path_graph([1.0] * 9 + [1e-3, 1.0])
+    emb = np.r_[np.zeros(10), np.ones(2)][:, None]
+    lab0 = np.r_[np.zeros(10, int), np.ones(2, int)]
+    kw = dict(graph=W, prior_weight=0.01)
+    for must in ([(0, 1), (6, 7)], [(0, 1), (6, 7), (3, 4)]):
+        nc = NC.from_pairs(12, must=must)
+        walk, _ = constrained_labels(emb, lab0, nc, 2, colouring="walk", **kw)
+        assert len(np.unique(walk[[0, 1, 6, 7]])) == 1 and walk[11] != walk[0]
+        auto, _ = constrained_labels(emb, lab0, NC.from_pairs(12, must=must), 2, colouring="auto", **kw)
+        assert auto[0] == auto[1] != auto[6] == auto[7]
+        assert np.bincount(auto, minlength=2).min() >= 4  # two regions, not a sliver
+    # once a cannot-link is drawn, the lower normalised cut decides as before
+    nc = NC.from_pairs(12, must=[(0, 1), (6, 7)], cannot=[(0, 11)])
+    auto, _ = constrained_labels(emb, lab0, nc, 2, colouring="auto", **kw)
+    walk, _ = constrained_labels(emb, lab0, NC.from_pairs(12, must=[(0, 1), (6, 7)], cannot=[(0, 11)]), 2,
+                                 colouring="walk", **kw)
+    np.testing.assert_array_equal(auto, walk)
