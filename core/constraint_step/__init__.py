@@ -40,7 +40,10 @@ its own.
    segments have the lower normalised cut on the boundary graph; while no cannot-link is
    drawn, a result with a sliver segment no stroke is in loses, and so does the walk's
    colouring where it puts must-link groups drawn in several places into fewer segments
-   than there are groups (up to K). ``'walk'`` serves strokes
+   than there are groups (up to K). Where the result on screen already honours every
+   stroke (with ``rounding_stability`` > 0), the colouring that groups the strokes as the
+   screen does is kept: a stroke inside a region the screen already shows does not regroup
+   the others. ``'walk'`` serves strokes
    placed where the result is wrong (the error-centre user), ``'ncut'`` strokes drawn
    regions first; the choice was measured on the training images
    (``bench/results/tuning.md``). ``'embedding'`` colours by the method's

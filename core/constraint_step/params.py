@@ -24,7 +24,7 @@ ROUNDING_PARAMS = (
               "Constrained rounding: how the groups of must-linked stroke ends get their "
               "segments: auto (both walk and ncut, keeping the labels of lower normalised "
               "cut on the image graph; must-links alone in several places take ncut's as many "
-              "segments), walk (the image graph's random-walk energy, the cut alone; best for "
+              "segments; a stroke the result on screen already honours keeps the screen's grouping), walk (the image graph's random-walk energy, the cut alone; best for "
               "strokes placed where the result is wrong), ncut (the normalised cut between the "
               "groups' territories plus how they look: no blob cannot-links, no collapse, the "
               "same result whatever the stroke order; best for strokes drawn regions first), "

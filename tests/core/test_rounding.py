@@ -319,3 +319,42 @@ def test_must_links_in_two_places_are_two_segments_not_one_and_a_method_piece():
     walk, _ = constrained_labels(emb, lab0, NC.from_pairs(12, must=[(0, 1), (6, 7)], cannot=[(0, 11)]), 2,
                                  colouring="walk", **kw)
     np.testing.assert_array_equal(auto, walk)
+
+
+def test_a_stroke_the_screen_already_honours_keeps_the_grouping_on_screen(monkeypatch):
+    # a path with a weak edge before nodes 10-11; on screen: nodes 0-5 against 6-11. Must-links
+    # at 0-1 and 7-8 (one per segment on screen), then one at 3-4 inside the first segment: the
+    # screen already honours all three. Of the two colourings 'auto' compares, the one with the
+    # lower normalised cut (all groups together, 10-11 apart) regroups the strokes the screen
+    # showed apart; 'auto' keeps the one that groups them as the screen does.
+    from segapp.core.constraint_step import step
+
+    W = _path_graph([1.0] * 9 + [1e-3, 1.0])
+    screen = np.r_[np.zeros(6, int), np.ones(6, int)]
+    regroup = np.r_[np.zeros(10, int), np.ones(2, int)]
+    assert step.labels_ncut(W, regroup, 2) < step.labels_ncut(W, screen, 2)
+    made = {"walk": screen, "ncut": regroup}
+    monkeypatch.setattr(step, "constrained_labels",
+                        lambda emb, lab0, nc, k, colouring, **kw: (made[colouring].copy(), step.resolve(nc)))
+    emb, kw = np.zeros((12, 1)), dict(graph=W, prior_weight=0.01, stability=0.5)
+
+    def auto(must, previous, cannot=()):
+        nc = NC.from_pairs(12, must=must, cannot=list(cannot))
+        return step._auto_rounding(emb, screen, nc, 2, previous=previous, **kw)[0]
+
+    np.testing.assert_array_equal(auto([(0, 1), (7, 8), (3, 4)], screen), screen)
+    # without a result on screen, or with stability 0, the lower normalised cut decides
+    np.testing.assert_array_equal(auto([(0, 1), (7, 8), (3, 4)], None), regroup)
+    nc = NC.from_pairs(12, must=[(0, 1), (7, 8), (3, 4)])
+    np.testing.assert_array_equal(step._auto_rounding(emb, screen, nc, 2, previous=screen,
+                                                      **{**kw, "stability": 0.0})[0], regroup)
+    # a stroke the screen does not honour (a must-link across its two segments): as before
+    np.testing.assert_array_equal(auto([(0, 1), (7, 8), (4, 6)], screen), regroup)
+    # a screen holding a blob (node 39 alone, 2.5% of the nodes) is no grouping to keep:
+    # the lower normalised cut decides
+    W40 = _path_graph([1.0] * 39)
+    blob = np.r_[np.zeros(39, int), np.ones(1, int)]
+    made = {"walk": blob, "ncut": np.r_[np.zeros(3, int), np.ones(37, int)]}
+    nc = NC.from_pairs(40, must=[(0, 1), (5, 6)], cannot=[(1, 39)])
+    got = step._auto_rounding(np.zeros((40, 1)), blob, nc, 2, previous=blob, **{**kw, "graph": W40})[0]
+    np.testing.assert_array_equal(got, made["ncut"])
