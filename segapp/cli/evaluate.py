@@ -320,7 +320,8 @@ def _main_objects(a, argv, methods, params, out, summary_path) -> int:
     summary = click_summary(rows, methods)
     failed = [r for r in rows if r["click"] < 0]
     if not summary:
-        raise core.SegappError(f"every method failed on every image; first error: {failed[0]['error']}")
+        why = f"first error: {failed[0]['error']}" if failed else "no image gave a result"
+        raise core.SegappError(f"every method failed on every image; {why}")
     atomic_write_text(out, csv_text(rows, methods, CLICK_KEYS, "click"))
     text = table(summary)
     print(text)
@@ -330,6 +331,10 @@ def _main_objects(a, argv, methods, params, out, summary_path) -> int:
     if failed:
         print(f"segapp: warning: {len(failed)} image x method runs failed; first: {failed[0]['error']}",
               file=sys.stderr)
+    stuck = [r for r in rows if r["click"] == 0]
+    if stuck:
+        print(f"segapp: warning: {len(stuck)} image x method runs had no click to make (counted as never "
+              f"reaching 0.90); first: {stuck[0]['image']}", file=sys.stderr)
     print(f"{out}, {summary_path.name}")
     return 0
 

@@ -8,6 +8,7 @@ import numpy as np
 
 CLICK_KEYS = ["image", "method", "click", "iou", "positive", "seconds", "ceiling", "error"]
 SHOWN_CLICKS = (1, 3, 5, 10, 20)
+NO_CLICK = "no click to make: no suggestion on a pixel the mask cares about"
 
 
 def evaluate_object(item, methods, mode, params, max_pixels=None, user="error-centre"):
@@ -51,11 +52,15 @@ def evaluate_object(item, methods, mode, params, max_pixels=None, user="error-ce
         elif user == "random-in-error":
             rng = np.random.RandomState(zlib.crc32(item.id.encode()))
             clicker = lambda pred, mk, done, rng=rng: clicks.random_click(pred, mk, done, rng)  # noqa: E731
+        before = len(rows)
         try:
             for r in clicks.run_clicks(mask, seg_fn, mode, clicker=clicker):
                 rows.append({"image": item.id, "method": m, **r})
         except core.SegappError as e:
             rows.append({"image": item.id, "method": m, "click": -1, "error": str(e)})
+            continue
+        if len(rows) == before:  # the user had nothing to click (no suggestion on a cared pixel)
+            rows.append({"image": item.id, "method": m, "click": 0, "iou": 0.0, "error": NO_CLICK})
             continue
         if "seg" in shown and rows:  # the representation's ceiling, on the method's nodes of the last call
             seg = shown["seg"]
@@ -67,25 +72,26 @@ def evaluate_object(item, methods, mode, params, max_pixels=None, user="error-ce
 def click_summary(rows, methods) -> list[dict]:
     """Per method: NoC@85, NoC@90, images never reaching 0.90, mean IoU after clicks 1, 3,
     5, 10, 20 (an image that reached 0.90 keeps its last IoU), median seconds per click,
-    and the representation's ceiling (mean; images under 0.90)."""
+    and the representation's ceiling (mean; images under 0.90). An image on which the user
+    had no click to make (a ``click`` 0 row) counts as never reaching either threshold, with
+    IoU 0 after every click."""
     from segapp.core.eval.clicks import MAX_CLICKS, noc
-
-    from .evaluate_report import by_image
 
     out = []
     for m in methods:
         mr = [r for r in rows if r["method"] == m and r["click"] >= 1]
-        if not mr:
+        by_img = _by_image_with_stuck(rows, m)
+        if not by_img:
             continue
-        by_img = by_image(mr, "click", "iou")
         rec = {"method": m,
                "NoC@85": float(np.mean([noc(v, 0.85) for v in by_img.values()])),
                "NoC@90": float(np.mean([noc(v, 0.90) for v in by_img.values()])),
-               "never@90": int(sum(noc(v, 0.90) >= MAX_CLICKS and max(v.values()) < 0.90 for v in by_img.values()))}
+               "never@90": int(sum(noc(v, 0.90) >= MAX_CLICKS and max(v.values(), default=0.0) < 0.90
+                                   for v in by_img.values()))}
         for k in SHOWN_CLICKS:
             rec[f"iou@{k}"] = float(np.mean([v[max(c for c in v if c <= k)] if any(c <= k for c in v) else 0.0
                                              for v in by_img.values()]))
-        rec["s/click"] = float(np.median([r["seconds"] for r in mr]))
+        rec["s/click"] = float(np.median([r["seconds"] for r in mr])) if mr else float("nan")
         ceil = [r["ceiling"] for r in mr if r.get("ceiling") is not None]
         rec["ceiling"] = float(np.mean(ceil)) if ceil else float("nan")
         rec["ceiling<0.90"] = int(sum(c < 0.90 for c in ceil)) if ceil else 0
@@ -98,14 +104,25 @@ def per_click_table(rows, methods) -> str:
     keeps its last IoU)."""
     from segapp.core.eval.clicks import MAX_CLICKS
 
-    from .evaluate_report import by_image
-
     lines = ["| method | " + " | ".join(str(k) for k in range(1, MAX_CLICKS + 1)) + " |",
              "|---|" + "---|" * MAX_CLICKS]
     for m in methods:
-        by_img = by_image([r for r in rows if r["method"] == m and r["click"] >= 1], "click", "iou")
+        by_img = _by_image_with_stuck(rows, m)
         if not by_img:
             continue
-        vals = [np.mean([v[max(c for c in v if c <= k)] for v in by_img.values()]) for k in range(1, MAX_CLICKS + 1)]
+        vals = [np.mean([v[max(c for c in v if c <= k)] if any(c <= k for c in v) else 0.0 for v in by_img.values()])
+                for k in range(1, MAX_CLICKS + 1)]
         lines.append(f"| {m} | " + " | ".join(f"{x:.3f}" for x in vals) + " |")
     return "\n".join(lines)
+
+
+def _by_image_with_stuck(rows, method) -> dict:
+    """``{image: {click: iou}}`` of ``method``'s clicks, with ``{}`` for an image on which
+    the user had no click to make (its ``click`` 0 row)."""
+    from .evaluate_report import by_image
+
+    out = by_image([r for r in rows if r["method"] == method and r["click"] >= 1], "click", "iou")
+    for r in rows:
+        if r["method"] == method and r["click"] == 0:
+            out.setdefault(r["image"], {})
+    return out

@@ -115,3 +115,18 @@ def test_evaluate_objects_command(tmp_path, mode):
 def test_a_folder_not_in_the_layout_is_refused(tmp_path):
     with pytest.raises(SegappError, match="images/ and masks/"):
         clicks.find_objects(tmp_path)
+
+
+def test_an_image_with_no_click_to_make_counts_as_never_reaching():
+    # a user who has nothing to click on one image (the suggestion-follower with no
+    # suggestion on a cared pixel) must not drop the image from the means: it counts as
+    # never reaching 0.85 or 0.90, with IoU 0 after every click
+    from segapp.cli.evaluate_clicks import NO_CLICK, click_summary, per_click_table
+
+    rows = [{"image": "a", "method": "e2cp", "click": 1, "iou": 0.95, "seconds": 0.1},
+            {"image": "b", "method": "e2cp", "click": 0, "iou": 0.0, "error": NO_CLICK}]
+    rec = click_summary(rows, ["e2cp"])[0]
+    assert rec["NoC@90"] == pytest.approx((1 + clicks.MAX_CLICKS) / 2)
+    assert rec["never@90"] == 1 and rec["iou@1"] == pytest.approx(0.475)
+    assert rec["s/click"] == pytest.approx(0.1)
+    assert "| e2cp | 0.475 |" in per_click_table(rows, ["e2cp"])
