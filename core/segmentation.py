@@ -11,6 +11,7 @@ from .constraint_step import ConstraintStep
 from .constraints import Constraints
 from .errors import ContradictoryConstraintsWarning, ParameterError
 from .graph.node_constraints import map_constraints, map_strokes
+from .graph.pixels import grid_weights
 from .graph.refine import anchor_items, refine
 from .eval.metrics import honoured
 from .graph.representation import Representation, build_representation
@@ -300,9 +301,14 @@ def _refine_pixels(res, out, rep, constraints, rep_p: dict, n_segments: int):
     codes = None
     if rep.image is not None and rep_p["pixel_looks"] > 0:
         codes = rep.cache.get(("colour-codes", BINS), lambda: colour_codes(rep.image))
+    grid = None
+    if rep.image is not None and rep.edges is not None and rep_p["pixel_band"] > 0:
+        si, sb = rep_p["sigma_intensity"], rep_p["sigma_boundary"]
+        grid = rep.cache.get(("pixel-grid-weights", si, sb), lambda: grid_weights(
+            rep.image.reshape(rep.node_map.size, -1), rep.edges.ravel(), rep.node_map.shape, si, sb))
     done = apply_refinement(PixelRefinement(out, res.labels, n_segments, anchors, rep_p["pixel_band"],
                                             rep_p["pixel_looks"], rep_p["sigma_intensity"],
-                                            rep_p["sigma_boundary"], rep.n_nodes, codes))
+                                            rep_p["sigma_boundary"], rep.n_nodes, codes, grid))
     if done.representation is out:
         return done
     parent = done.parent

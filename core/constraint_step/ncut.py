@@ -12,7 +12,7 @@ from .looks import territory_looks, colour_codes, appearance_prior, _look_sample
 from .params import SURE_SHARE, NCUT_EXACT
 from .potts import _greedy_colouring, edit_conductance
 from .resolve import Resolution
-from .texture import texture_walk
+from .texture import edit_texture_walk
 from .walk import prior_walk
 
 
@@ -348,7 +348,7 @@ def _ncut_rounding(nc, E, labels, mu, res: Resolution, seeds, graph, k: int, una
         owner = np.where(sample >= 0, colour[np.maximum(sample, 0)], -1) if n_groups else sample
         prior[:, got] = appearance_prior(codes, owner, k)[:, got]
         weight[got] = appearance_weight
-    return texture_walk(graph, seeds_w, labels_w, prior, weight, texture, texture_weight)
+    return edit_texture_walk(nc, graph, seeds_w, labels_w, prior, weight, texture, texture_weight)
 
 
 def _method_segment_colours(labels, node_colour, grouped, vids, free, k: int) -> np.ndarray:

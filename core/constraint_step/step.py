@@ -9,7 +9,7 @@ from .ncut import labels_ncut, _ncut_rounding
 from .params import COLOURING_TIE_WEIGHT, NCUT_TIE_WEIGHT, UNREACHED_MIN_SHARE
 from .potts import _best_colouring, edit_conductance
 from .resolve import Resolution, resolve, _seed_nodes
-from .texture import texture_walk
+from .texture import edit_texture_walk
 from .walk import prior_walk, _follow_numbering, _centroids
 
 
@@ -93,7 +93,7 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
         prior = np.zeros((len(E), n_clusters))
         prior[np.arange(len(E)), labels] = 1.0
         prior[:, np.unique(labels[seeds])] = 0.0  # reached segments: mass from their seeds only
-        labels = texture_walk(graph, seeds, labels[seeds], prior, prior_weight, texture, texture_weight)
+        labels = edit_texture_walk(nc, graph, seeds, labels[seeds], prior, prior_weight, texture, texture_weight)
     return labels, res
 
 

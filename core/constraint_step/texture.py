@@ -187,3 +187,25 @@ def texture_walk(graph, seeds: np.ndarray, seed_labels: np.ndarray, prior: np.nd
     if P is None:
         return labels
     return prior_walk(texture_shaped(graph, P, weight), seeds, seed_labels, prior, prior_weight)
+
+
+def edit_texture_walk(nc, graph, seeds: np.ndarray, seed_labels: np.ndarray, prior: np.ndarray,
+                      prior_weight, texture, weight: float) -> np.ndarray:
+    """:func:`texture_walk`, computed once per edit for the same input: both colourings of
+    ``colouring='auto'`` often end in the same walk (once every colour is reached, the same
+    seeds, seed labels and an empty prior), which is then solved once. Kept on ``nc`` (one
+    per edit) with the graph it ran on, as :func:`~core.constraint_step.potts.edit_conductance`;
+    returns a fresh copy."""
+    import hashlib
+
+    weights = np.broadcast_to(np.asarray(prior_weight, float), (prior.shape[1],))
+    h = hashlib.blake2b(digest_size=16)
+    for a in (np.asarray(seeds, np.int64), np.asarray(seed_labels, np.int64), np.asarray(prior, float),
+              np.ascontiguousarray(weights), np.asarray([weight], float)):
+        h.update(np.ascontiguousarray(a).tobytes())
+        h.update(repr(a.shape).encode())
+    key = (id(graph), id(texture), h.digest())
+    memo = nc.__dict__.setdefault("_texture_walks", {})
+    if key not in memo:
+        memo[key] = (graph, texture, texture_walk(graph, seeds, seed_labels, prior, prior_weight, texture, weight))
+    return memo[key][2].copy()

@@ -36,6 +36,39 @@ def pixel_weights(colours: np.ndarray, edges: np.ndarray, p: np.ndarray, q: np.n
     return np.exp(-dc2 / (2.0 * sigma_intensity ** 2)) * np.exp(-(edges[p] + edges[q]) / (2.0 * sigma_boundary))
 
 
+def grid_weights(colours: np.ndarray, edges: np.ndarray, shape: tuple, sigma_intensity: float,
+                 sigma_boundary: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`pixel_weights` of every 4-neighbour pair of an image of ``shape``, once: the
+    weight of ``(p, p + 1)`` and of ``(p, p + w)`` at index ``p``, two arrays of shape
+    (h * w,), float64 (0 where the neighbour is outside the image). A caller that labels
+    pixels at every edit keeps them (they depend on the image only) and reads its pairs'
+    weights with :func:`weights_from_grid`.
+
+    Parameters
+    ----------
+    colours : ndarray, shape (h * w, c)
+    edges : ndarray, shape (h * w,)
+    shape : tuple (h, w)
+    sigma_intensity, sigma_boundary : float
+    """
+    h, w = shape
+    right, down = np.zeros(h * w), np.zeros(h * w)
+    if w > 1:
+        p = np.flatnonzero((np.arange(h * w) % w) < w - 1)
+        right[p] = pixel_weights(colours, edges, p, p + 1, sigma_intensity, sigma_boundary)
+    if h > 1:
+        p = np.arange((h - 1) * w)
+        down[p] = pixel_weights(colours, edges, p, p + w, sigma_intensity, sigma_boundary)
+    return right, down
+
+
+def weights_from_grid(grid: tuple[np.ndarray, np.ndarray], p: np.ndarray, q: np.ndarray, w: int) -> np.ndarray:
+    """The weights of the 4-neighbour pairs ``(p, q)`` (``q`` ``p``'s right or lower
+    neighbour, as :func:`pairs_touching` gives them) from :func:`grid_weights`, shape (e,)."""
+    right, down = grid
+    return np.where(q - p == 1, right[p], down[p]) if w > 1 else down[p]
+
+
 def pairs_touching(active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Every 4-neighbour pair of pixels with at least one pixel in ``active``.
 

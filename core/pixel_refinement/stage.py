@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy import ndimage as ndi
 
-from ..graph.pixels import boundary_pixels, pairs_touching, pixel_weights
+from ..graph.pixels import boundary_pixels, pairs_touching, pixel_weights, weights_from_grid
 from .looks import BINS, colour_codes, colour_posterior
 
 
@@ -43,6 +43,9 @@ class PixelRefinement:
     codes : ndarray, shape (h * w,), int, optional
         :func:`~core.pixel_refinement.looks.colour_codes` of the working image, when the
         caller keeps them (they depend on the image only).
+    grid : tuple of two ndarrays, shape (h * w,), optional
+        :func:`~core.graph.pixels.grid_weights` of the working image with these scales,
+        when the caller keeps them (the same weights as computing them per edit).
     """
 
     representation: object
@@ -55,6 +58,7 @@ class PixelRefinement:
     sigma_boundary: float
     method_nodes: int
     codes: np.ndarray | None = None
+    grid: tuple | None = None
 
 
 @dataclass(frozen=True)
@@ -147,8 +151,11 @@ def apply_refinement(step: PixelRefinement) -> Refined:
         return _unchanged(rep, labels0)
     flat = pix_labels.ravel()
     p, q = pairs_touching(free)
-    wt = pixel_weights(rep.image.reshape(h * w, -1), rep.edges.ravel(), p, q,
-                       step.sigma_intensity, step.sigma_boundary)
+    if step.grid is not None:
+        wt = weights_from_grid(step.grid, p, q, w)
+    else:
+        wt = pixel_weights(rep.image.reshape(h * w, -1), rep.edges.ravel(), p, q,
+                           step.sigma_intensity, step.sigma_boundary)
     u = np.flatnonzero(free)
     k = int(step.n_segments)
     prior = None
@@ -253,20 +260,28 @@ def band_walk(free: np.ndarray, labels: np.ndarray, p: np.ndarray, q: np.ndarray
     index = np.full(fr.size, -1, np.int64)
     index[u] = np.arange(len(u))
     ip, iq = index[p], index[q]
-    d = np.bincount(ip[ip >= 0], wt[ip >= 0], len(u)) + np.bincount(iq[iq >= 0], wt[iq >= 0], len(u))
+    n = len(u)
+    d = np.bincount(ip[ip >= 0], wt[ip >= 0], n) + np.bincount(iq[iq >= 0], wt[iq >= 0], n)
     both = (ip >= 0) & (iq >= 0)
-    W = sp.coo_matrix((np.r_[wt[both], wt[both]], (np.r_[ip[both], iq[both]], np.r_[iq[both], ip[both]])),
-                      shape=(len(u), len(u)))
     diag = d * (1.0 + weight) + 1e-9 * max(float(d.max(initial=0.0)), 1e-12)
-    A = (sp.diags(diag) - W).tocsr()
-    rhs = np.zeros((len(u), k))
-    for a, b in ((ip, q), (iq, p)):  # a free pixel's fixed neighbours
+    # A = diag(diag) - W_uu, built at once (its entries and their order as sp.diags(diag) - W)
+    rows = np.concatenate([np.arange(n), ip[both], iq[both]])
+    cols = np.concatenate([np.arange(n), iq[both], ip[both]])
+    vals = np.concatenate([diag, -wt[both], -wt[both]]).astype(np.float32)
+    A = sp.csr_matrix((vals, (rows, cols)), shape=(n, n))
+    A.sum_duplicates()
+    rhs = np.zeros((k, n))
+    for a, b in ((ip, q), (iq, p)):  # a free pixel's fixed neighbours, in pair order (as np.add.at)
         edge = (a >= 0) & ~fr[b]
-        np.add.at(rhs, (a[edge], labels[b[edge]]), wt[edge])
+        for c in range(k):
+            sel = labels[b[edge]] == c
+            rhs[c] += np.bincount(a[edge][sel], wt[edge][sel], n)
+    rhs = rhs.T
     if prior is not None and weight > 0:
         rhs += weight * d[:, None] * prior
-    A, M = A.astype(np.float32), sp.diags((1.0 / diag).astype(np.float32)).tocsr()
-    x = np.empty((len(u), k))
+    inv = (1.0 / diag).astype(np.float32)
+    M = sla.LinearOperator((n, n), matvec=lambda r: inv * r.ravel(), dtype=np.float32)  # Jacobi
+    x = np.empty((n, k))
     start = labels[u]
     for c in range(k - 1):  # single precision: ~40% faster, far below rtol (only the argmax is used)
         x[:, c], _ = sla.cg(A, rhs[:, c].astype(np.float32), x0=(start == c).astype(np.float32), rtol=rtol,

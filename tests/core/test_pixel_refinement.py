@@ -8,7 +8,7 @@ import scipy.sparse as sp
 
 from segapp import core
 from segapp.core.constraint_step import prior_walk
-from segapp.core.graph.pixels import pairs_touching, pixel_weights
+from segapp.core.graph.pixels import grid_weights, pairs_touching, pixel_weights, weights_from_grid
 from segapp.core.pixel_refinement import cut_nodes
 from segapp.core.pixel_refinement.stage import band_walk, boundary_band
 
@@ -105,6 +105,20 @@ def test_band_walk_solves_the_walk_with_a_prior():
     loc[sub] = np.arange(len(sub))
     want = prior_walk(Wm[sub][:, sub], loc[seeds], labels.ravel()[seeds], full_prior[sub], 0.1)
     np.testing.assert_array_equal(got, want[loc[np.flatnonzero(free.ravel())]])
+
+
+@pytest.mark.parametrize("shape", [(20, 24), (1, 9), (9, 1), (7, 7)])
+def test_the_kept_grid_weights_are_the_weights_of_every_pair(shape):
+    # the refinement reads its band's weights from grid_weights kept per image: the same
+    # numbers as pixel_weights of those pairs, right and lower neighbours alike
+    rng = np.random.RandomState(2)
+    h, w = shape
+    img, edges = rng.rand(h * w, 3), rng.rand(h * w) * 0.3
+    grid = grid_weights(img, edges, shape, 0.3, 0.05)
+    for active in (rng.rand(h, w) < 0.3, np.ones(shape, bool)):
+        p, q = pairs_touching(active)
+        assert len(p) and set(q - p) <= {1, w}
+        np.testing.assert_array_equal(weights_from_grid(grid, p, q, w), pixel_weights(img, edges, p, q, 0.3, 0.05))
 
 
 def test_specks_the_walk_makes_go_to_their_surroundings():

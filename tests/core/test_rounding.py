@@ -156,6 +156,37 @@ def test_both_colourings_of_one_edit_share_one_conductance_solve(monkeypatch):
     assert len(calls) == 1 and labels[0] == labels[1] != labels[5]
 
 
+def test_both_colourings_ending_in_the_same_walk_solve_it_once(monkeypatch):
+    from segapp.core.constraint_step import texture
+
+    calls = []
+    real = texture.texture_walk
+    monkeypatch.setattr(texture, "texture_walk", lambda *a, **k: calls.append(1) or real(*a, **k))
+    W = _path_graph([1.0, 2.0, 4.0, 1.0, 3.0])
+    nc = NC.from_pairs(6, must=[(0, 1)], cannot=[(1, 5)])
+    seeds, seed_labels, prior = np.array([0, 1, 5]), np.array([0, 0, 1]), np.zeros((6, 2))
+    first = texture.edit_texture_walk(nc, W, seeds, seed_labels, prior, 0.01, None, 0.0)
+    first[:] = 7  # the caller's copy: the kept one is untouched
+    again = texture.edit_texture_walk(nc, W, seeds, seed_labels, prior, 0.01, None, 0.0)
+    assert len(calls) == 1
+    np.testing.assert_array_equal(again, real(W, seeds, seed_labels, prior, 0.01, None, 0.0))
+    assert again[0] == again[1] != again[5]
+    # another prior, other seed labels or another graph is walked again
+    other = prior.copy()
+    other[3, 1] = 1.0
+    texture.edit_texture_walk(nc, W, seeds, seed_labels, other, 0.01, None, 0.0)
+    texture.edit_texture_walk(nc, W, seeds, 1 - seed_labels, prior, 0.01, None, 0.0)
+    texture.edit_texture_walk(nc, _path_graph([1.0] * 5), seeds, seed_labels, prior, 0.01, None, 0.0)
+    assert len(calls) == 4
+    # 'auto' on an edit where every colour is reached: the colourings agree, one walk
+    calls.clear()
+    emb = np.linspace(0, 1, 6)[:, None]
+    nc = NC.from_pairs(6, must=[(0, 1)], cannot=[(1, 5)])
+    labels, _ = constrained_labels(emb, np.array([0, 0, 0, 1, 1, 1]), nc, 2, graph=W, prior_weight=0.01,
+                                   colouring="auto")
+    assert len(calls) == 1 and labels[0] == labels[1] != labels[5]
+
+
 def test_the_walk_colours_groups_joined_by_the_image_alike():
     # nodes 0-9 on a path with one weak link (a strong image edge) between 4 and 5; the
     # embedding wrongly pairs node 2 with the right-hand cluster. Groups: {0}, {2}, {9}; the
