@@ -79,8 +79,9 @@ def _greedy_colouring(cost, nbrs, pair, sweeps: int = 5):
     cheapest colour those neighbours leave free; then single-group moves lower the cost
     until none does (or ``sweeps`` passes). ``None`` when some group finds no free colour."""
     n_groups, k = cost.shape
-    colour = -np.ones(n_groups, np.int64)
+    colour = [-1] * n_groups  # Python ints: this loop runs n_groups * sweeps times per call
     strength = np.zeros(n_groups) if pair is None else pair.sum(1)
+    others = [sorted(h for h in nbrs[g] if h != g) for g in range(n_groups)]
 
     if pair is not None:  # M[g, c]: pair terms of g with the other groups coloured c, kept as colours change
         P0 = np.array(pair, float)
@@ -91,9 +92,12 @@ def _greedy_colouring(cost, nbrs, pair, sweeps: int = 5):
         c = cost[g]
         if pair is not None:
             c = c + M[g].sum() - M[g]
-        banned = {colour[h] for h in nbrs[g] if colour[h] >= 0 and h != g}
-        free = [x for x in np.argsort(c, kind="stable") if x not in banned]
-        return free[0] if free else None
+        banned = {colour[h] for h in others[g]}
+        values = c.tolist()
+        for x in sorted(range(k), key=values.__getitem__):  # np.argsort(c, kind="stable")
+            if x not in banned:
+                return x
+        return None
 
     def recolour(g, c):
         if pair is not None:
@@ -104,23 +108,27 @@ def _greedy_colouring(cost, nbrs, pair, sweeps: int = 5):
 
     order = []
     seen = np.zeros((n_groups, k), bool)  # colours among each group's coloured neighbours
+    n_seen = np.zeros(n_groups, np.int64)
     n_nbrs = np.array([len(x) for x in nbrs], float)
-    left = np.ones(n_groups, bool)
+    # the most colours seen, then most neighbours, then strongest, then lowest index: the
+    # last three never change, so they are one rank (higher first) and the pick one argmax
+    rank = np.empty(n_groups, np.int64)
+    rank[np.lexsort((-np.arange(n_groups), strength, n_nbrs))] = np.arange(n_groups)
+    key = rank.copy()
     for _ in range(n_groups):
-        # the most colours seen, then most neighbours, then strongest, then lowest index
-        cand = np.flatnonzero(left)
-        for key in (lambda x: seen[x].sum(1), lambda x: n_nbrs[x], lambda x: strength[x]):
-            value = key(cand)
-            cand = cand[value == value.max()]
-        g = int(cand[0])
+        g = int(np.argmax(key))
         c = step(g)
         if c is None:
             return None
         recolour(g, c)
-        left[g] = False
+        key[g] = -1
         order.append(g)
         for h in nbrs[g]:
-            seen[h, c] = True
+            if not seen[h, c]:
+                seen[h, c] = True
+                n_seen[h] += 1
+                if key[h] >= 0:
+                    key[h] = n_seen[h] * n_groups + rank[h]
     for _ in range(sweeps):
         moved = False
         for g in order:
@@ -130,7 +138,7 @@ def _greedy_colouring(cost, nbrs, pair, sweeps: int = 5):
                 moved = True
         if not moved:
             break
-    return colour
+    return np.array(colour, np.int64)
 
 
 def edit_conductance(nc, W, seeds: np.ndarray, seed_group: np.ndarray, n_groups: int):

@@ -156,6 +156,25 @@ def test_both_colourings_of_one_edit_share_one_conductance_solve(monkeypatch):
     assert len(calls) == 1 and labels[0] == labels[1] != labels[5]
 
 
+def test_the_greedy_colouring_starts_with_the_most_constrained_group():
+    from segapp.core.constraint_step.potts import _greedy_colouring
+
+    # a path 0 - 1 - 2 of cannot-links, colour 0 cheaper for all: the middle group (most
+    # neighbours) is coloured first and takes colour 0, its neighbours the other colour.
+    # Lowest index first would give [0, 1, 0] at the same cost: the order is DSatur's
+    nbrs = [{1}, {0, 2}, {1}]
+    cost = np.array([[0.0, 1.0]] * 3)
+    np.testing.assert_array_equal(_greedy_colouring(cost, nbrs, None), [1, 0, 1])
+    # no cannot-link: the strongest group first, then single moves to the cheapest colour
+    # given the others (pair terms: groups 1 and 2 pull together, group 0 alone)
+    pair = np.array([[0, 0.1, 0.1], [0.1, 0, 5.0], [0.1, 5.0, 0]])
+    cost = np.array([[0.0, 1.0], [2.0, 0.0], [0.0, 0.5]])
+    got = _greedy_colouring(cost, [set(), set(), set()], pair)
+    assert got[1] == got[2] == 1 and got[0] == 0
+    # no free colour for a group: None
+    assert _greedy_colouring(np.zeros((3, 2)), [{1, 2}, {0, 2}, {0, 1}], None) is None
+
+
 def test_both_colourings_ending_in_the_same_walk_solve_it_once(monkeypatch):
     from segapp.core.constraint_step import texture
 
