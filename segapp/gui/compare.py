@@ -175,7 +175,7 @@ class CompareView(QWidget):
     @property
     def runner(self) -> SegmentRunner:
         if self._runner is None:
-            self._runner = SegmentRunner()
+            self._runner = SegmentRunner(background=True)
             self._runner.finished.connect(self._on_result)
             self._runner.failed.connect(self._on_failed)
         return self._runner

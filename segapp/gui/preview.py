@@ -64,7 +64,7 @@ class Preview(QObject):
         if self._runner is None:
             from .runner import SegmentRunner
 
-            self._runner = SegmentRunner(every_newer=True)
+            self._runner = SegmentRunner(every_newer=True, background=True)
         if not getattr(self, "_connected", False):
             self._runner.finished.connect(self._on_result)
             self._connected = True

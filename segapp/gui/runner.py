@@ -45,16 +45,18 @@ class SegmentRunner(QObject):
     taskFailed = Signal(str, str)
     _deliver = Signal(object)  # a callable to run on the GUI thread
 
-    def __init__(self, client: WorkerClient | None = None, every_newer: bool = False):
+    def __init__(self, client: WorkerClient | None = None, every_newer: bool = False, background: bool = False):
         """``client``: a worker shared with other runners (not stopped by :meth:`shutdown`).
         ``every_newer``: emit ``finished`` for every result newer than the last one emitted,
         even when a newer request already waits (a preview that follows a moving pointer
-        shows each result it gets; the default shows only the newest request's)."""
+        shows each result it gets; the default shows only the newest request's).
+        ``background``: a worker of its own runs at a lower priority than the window's
+        (previews and the compare view yield to the result of a released stroke)."""
         super().__init__()
         self.every_newer = every_newer
         self._emitted = 0
         self._owns_client = client is None
-        self.client = client or WorkerClient()
+        self.client = client or WorkerClient(background=background)
         self.latest = 0
         self._busy = False
         self._cond = threading.Condition()

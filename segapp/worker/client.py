@@ -32,7 +32,10 @@ class WorkerClient:
     Thread-safe: one message at a time (a lock), so several runners may share a client.
     """
 
-    def __init__(self):
+    def __init__(self, background: bool = False):
+        """``background``: the worker runs at a lower priority than the window's own
+        (:func:`~segapp.worker.process.serve`): for the preview and the compare view."""
+        self.background = bool(background)
         self._lock = threading.RLock()
         self._proc = None
         self._inbox = self._outbox = None  # our receiving and sending connections
@@ -56,12 +59,15 @@ class WorkerClient:
         ctx = multiprocessing.get_context("spawn")
         child_in, self._outbox = ctx.Pipe(duplex=False)
         self._inbox, child_out = ctx.Pipe(duplex=False)
-        self._proc = ctx.Process(target=serve, args=(child_in, child_out), daemon=True, name="segapp-worker")
+        self._proc = ctx.Process(target=serve, args=(child_in, child_out, self.background), daemon=True,
+                                 name="segapp-worker")
         self._proc.start()
         child_in.close()  # only the worker holds these ends: its read sees EOF when we die
         child_out.close()
         tag, _pid = self._inbox.recv()
         assert tag == Reply.READY
+        if self._closing:  # stopped while it started (the window closed at once)
+            self._stop()
 
     def stop(self) -> None:
         """Stop the worker now: an idle one is asked to quit, a busy one is killed (the call
@@ -72,8 +78,9 @@ class WorkerClient:
                 self._stop()
             finally:
                 self._lock.release()
-        elif self._proc is not None:
+        elif self._proc is not None and self._proc.pid is not None:
             self._proc.kill()
+        # a worker still starting (created, not yet started) stops itself when it is ready (_start)
 
     def _stop(self) -> None:
         if self._proc is None:

@@ -265,3 +265,27 @@ def test_the_busy_line_stops_when_the_last_answer_is_a_tasks(qtbot, window):
     qtbot.waitUntil(lambda: runner.idle, timeout=RESULT_TIMEOUT_MS)
     assert not runner._busy and not window.busy.isVisible()
     assert window.progress.text() == ""
+
+
+@pytest.mark.skipif(not hasattr(os, "getpriority"), reason="POSIX scheduling priorities")
+def test_the_preview_and_compare_workers_yield_to_the_strokes_worker():
+    # a preview still computing when a stroke is released must not take the core the
+    # stroke's result needs: background workers run at a lower priority, the main one not
+    main, background = WorkerClient(), WorkerClient(background=True)
+    try:
+        main.start()
+        background.start()
+        own = os.getpriority(os.PRIO_PROCESS, 0)
+        assert os.getpriority(os.PRIO_PROCESS, main.pid) == own
+        assert os.getpriority(os.PRIO_PROCESS, background.pid) > own
+    finally:
+        main.stop()
+        background.stop()
+
+
+
+def test_the_window_makes_its_preview_and_compare_workers_in_the_background(window):
+    # (their runners only: no process starts until they are first used)
+    assert window.controller.preview.runner.client.background
+    assert window.compare.runner.client.background
+    assert not window.runner.client.background  # the strokes' own worker keeps its priority
