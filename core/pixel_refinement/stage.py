@@ -271,7 +271,7 @@ def band_walk(free: np.ndarray, labels: np.ndarray, p: np.ndarray, q: np.ndarray
     A = sp.csr_matrix((vals, (rows, cols)), shape=(n, n))
     A.sum_duplicates()
     rhs = np.zeros((k, n))
-    for a, b in ((ip, q), (iq, p)):  # a free pixel's fixed neighbours, in pair order (as np.add.at)
+    for a, b in ((ip, q), (iq, p)):  # a free pixel's fixed neighbours
         edge = (a >= 0) & ~fr[b]
         for c in range(k):
             sel = labels[b[edge]] == c
