@@ -128,14 +128,24 @@ def test_group_conductance_is_the_effective_conductance():
     np.testing.assert_allclose(C3[0, 1], 1 / (1 / 2 + 1 / 4))
 
 
+def _count_calls(monkeypatch, module, name: str) -> list:
+    """``module.name`` replaced by itself counting its calls (one entry per call)."""
+    calls, real = [], getattr(module, name)
+    monkeypatch.setattr(module, name, lambda *a, **k: calls.append(1) or real(*a, **k))
+    return calls
+
+
+def _one_edit():
+    """A path graph of 6 nodes and an edit on it: a must-link (0, 1), a cannot-link (1, 5)."""
+    return _path_graph([1.0, 2.0, 4.0, 1.0, 3.0]), NC.from_pairs(6, must=[(0, 1)], cannot=[(1, 5)])
+
+
 def test_both_colourings_of_one_edit_share_one_conductance_solve(monkeypatch):
     from segapp.core.constraint_step import potts
 
-    calls = []
     real = potts.group_conductance
-    monkeypatch.setattr(potts, "group_conductance", lambda *a, **k: calls.append(1) or real(*a, **k))
-    W = _path_graph([1.0, 2.0, 4.0, 1.0, 3.0])
-    nc = NC.from_pairs(6, must=[(0, 1)], cannot=[(1, 5)])
+    calls = _count_calls(monkeypatch, potts, "group_conductance")
+    W, nc = _one_edit()
     seeds, groups = np.array([0, 1, 5]), np.array([0, 0, 1])
     C, vol, territory = potts.edit_conductance(nc, W, seeds, groups, 2)
     C *= 10  # the caller scales its copy: the kept one is untouched
@@ -150,7 +160,7 @@ def test_both_colourings_of_one_edit_share_one_conductance_solve(monkeypatch):
     # a labelling with both colourings of 'auto' solves once per edit
     calls.clear()
     emb = np.linspace(0, 1, 6)[:, None]
-    nc = NC.from_pairs(6, must=[(0, 1)], cannot=[(1, 5)])
+    _, nc = _one_edit()
     labels, _ = constrained_labels(emb, np.array([0, 0, 0, 1, 1, 1]), nc, 2, graph=W, prior_weight=0.01,
                                    colouring="auto")
     assert len(calls) == 1 and labels[0] == labels[1] != labels[5]
@@ -178,11 +188,9 @@ def test_the_greedy_colouring_starts_with_the_most_constrained_group():
 def test_both_colourings_ending_in_the_same_walk_solve_it_once(monkeypatch):
     from segapp.core.constraint_step import texture
 
-    calls = []
     real = texture.texture_walk
-    monkeypatch.setattr(texture, "texture_walk", lambda *a, **k: calls.append(1) or real(*a, **k))
-    W = _path_graph([1.0, 2.0, 4.0, 1.0, 3.0])
-    nc = NC.from_pairs(6, must=[(0, 1)], cannot=[(1, 5)])
+    calls = _count_calls(monkeypatch, texture, "texture_walk")
+    W, nc = _one_edit()
     seeds, seed_labels, prior = np.array([0, 1, 5]), np.array([0, 0, 1]), np.zeros((6, 2))
     first = texture.edit_texture_walk(nc, W, seeds, seed_labels, prior, 0.01, None, 0.0)
     first[:] = 7  # the caller's copy: the kept one is untouched
@@ -200,7 +208,7 @@ def test_both_colourings_ending_in_the_same_walk_solve_it_once(monkeypatch):
     # 'auto' on an edit where every colour is reached: the colourings agree, one walk
     calls.clear()
     emb = np.linspace(0, 1, 6)[:, None]
-    nc = NC.from_pairs(6, must=[(0, 1)], cannot=[(1, 5)])
+    _, nc = _one_edit()
     labels, _ = constrained_labels(emb, np.array([0, 0, 0, 1, 1, 1]), nc, 2, graph=W, prior_weight=0.01,
                                    colouring="auto")
     assert len(calls) == 1 and labels[0] == labels[1] != labels[5]
