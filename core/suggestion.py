@@ -17,7 +17,10 @@ once there is a stroke, 0 before). Nodes with ``c_i < THRESHOLD`` are *uncertain
 connected group of uncertain nodes of one segment (touching in ``W``) is a candidate region,
 scored by its pixels times its mean uncertainty ``(1 - c) / 2`` (when no node is under the
 threshold, the least certain fifth of the nodes form the regions: there is always a least
-certain place). The suggestion is the
+certain place). A segment that no stroke, block or brush region has reached comes before
+every such region: what it stands for is the least certain thing in the result, however
+sure the embedding is of its nodes (its largest connected piece, scored by its pixels;
+measured with the suggestion-follower, ``bench/results/tuning.md``). The suggestion is the
 highest-scoring region's centre (the pixel farthest inside it) and, per segment, its surest
 point (the centre of its largest certain group) that a person links the suggested point to.
 
@@ -226,8 +229,11 @@ def suggest(seg, constraints: Constraints | None = None, n_suggestions: int = 1,
     W = sp.csr_matrix(boundary_graph(rep, seg.params))
     skip = {rep.node_at(int(r), int(col)) for r, col in exclude}
     grid = _Grid(rep)
+    sizes = rep.sizes * rep.factor ** 2
+    seeds = seed_nodes(constraints if constraints is not None else Constraints(), rep)
     out = []
-    for nodes, score in _regions(W, labels, c, rep.sizes * rep.factor ** 2, threshold):
+    for nodes, score in (_unreached(W, labels, seeds, sizes, int(seg.params["n_segments"]))
+                         + _regions(W, labels, c, sizes, threshold)):
         if skip.intersection(nodes.tolist()):
             continue
         inside = np.isin(grid.nodes, nodes)
@@ -239,6 +245,29 @@ def suggest(seg, constraints: Constraints | None = None, n_suggestions: int = 1,
         out.append(Suggestion(point, int(labels[nodes[0]]), anchors, float(score), nodes))
         if len(out) == n_suggestions:
             break
+    return out
+
+
+def _unreached(W, labels, seeds, sizes, k):
+    """The segments no stroke, block or brush region has reached (``seeds``: none of their
+    nodes), each as its largest connected piece, ``[(nodes, score), ...]`` by falling pixels
+    (score: the piece's pixels, uncertainty 1). What such a segment stands for is the least
+    certain thing in the result: nothing the person said has touched it."""
+    reached = np.zeros(k, bool)
+    reached[labels[seeds]] = True
+    out = []
+    W = W.tocoo()
+    for j in range(k):
+        if reached[j] or not np.any(labels == j):
+            continue
+        keep = (labels[W.row] == j) & (labels[W.col] == j)
+        n = len(labels)
+        A = sp.coo_matrix((np.ones(keep.sum()), (W.row[keep], W.col[keep])), shape=(n, n))
+        _, comp = connected_components(A, directed=False)
+        pix = np.bincount(comp[labels == j], weights=np.asarray(sizes, float)[labels == j])
+        best = int(np.argmax(pix))
+        out.append((np.flatnonzero((comp == best) & (labels == j)), float(pix[best])))
+    out.sort(key=lambda t: -t[1])
     return out
 
 

@@ -6,7 +6,9 @@ point at the centre of the least certain region and, per segment, its surest poi
 ghost is a dashed ring at the point with a faint dashed line to each segment's surest point
 in that segment's colour. Clicking the ring opens a menu that says the answer in the terms
 of the tool: "with segment j" adds a must-link from the point to segment j's surest point,
-"not segment s" a cannot-link to its own segment's, "is segment j" a 5 x 5 block of label
+"not segment s" a cannot-link to its own segment's (when the whole segment is asked about,
+because no stroke has reached it, "apart from segment j" a cannot-link to segment j's
+instead), "is segment j" a 5 x 5 block of label
 j + 1 there (a block of label L makes its segment index L - 1: the answer names the segment,
 where a must-link only says "with whom"). The answer is an ordinary edit (undoable like a
 drawn stroke). ``G`` shows or hides the ghost.
@@ -106,6 +108,10 @@ class SuggestionGhost(QObject):
         if own < len(anchors) and anchors[own] is not None:
             a = anchors[own]
             out.append((f"Not {self.namer(own)}: cannot-link", LinkEdit(Kind.CANNOT_LINK, r, c, a[0], a[1])))
+        else:  # the whole segment is asked about (no stroke has reached it): apart from which?
+            for j, a in enumerate(anchors):
+                if a is not None and j != own:
+                    out.append((f"Apart from {self.namer(j)}: cannot-link", LinkEdit(Kind.CANNOT_LINK, r, c, a[0], a[1])))
         return out
 
     def ask(self, parent=None) -> None:

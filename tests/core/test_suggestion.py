@@ -31,16 +31,43 @@ def _segment(img, cons=None, k=3, method="e2cp"):
         return core.segment(img, cons, method=method, n_segments=k, representation="grid", max_nodes=48)
 
 
+def _one_stroke_per_band(bands=(0, 1, 2)):
+    """A must-link down the middle of each band in ``bands``, its ends in rows 2 and 45."""
+    mid = {0: 10, 1: 32, 2: 53}
+    return core.Constraints([(2, mid[b], 45, mid[b], 1.0) for b in bands], [])
+
+
 def test_the_suggestion_is_where_the_other_methods_disagree():
     img, truth = _three_bands()
-    seg = _segment(img)
+    cons = _one_stroke_per_band()  # every segment reached: the disagreement decides
+    seg = _segment(img, cons)
     other = seg.labels.copy()
     other[8:40, 2:18] = (other[8:40, 2:18] + 1) % 3  # another method puts this block elsewhere
-    best = core.suggest(seg, others=[other, other])[0]
+    best = core.suggest(seg, cons, others=[other, other])[0]
     r, c = best.point
     assert 8 <= r < 40 and 2 <= c < 18  # inside the disputed block
     assert len(best.anchors) == 3 and all(a is not None for a in best.anchors)
     assert all(not (8 <= a[0] < 40 and 2 <= a[1] < 18) for a in best.anchors)  # anchors outside it
+
+
+def test_a_segment_no_stroke_has_reached_is_asked_about_first():
+    # a wide band stroked in one corner (far from its stroke it is uncertain, over more
+    # pixels than the whole third band), a narrow band stroked, a narrow band no stroke has
+    # reached: what that one stands for is the least certain thing, so it is asked first
+    rng = np.random.RandomState(0)
+    cols = np.digitize(np.arange(W), [48, 56])
+    colours = np.array([[0.8, 0.2, 0.2], [0.2, 0.7, 0.3], [0.2, 0.3, 0.8]])
+    img = np.clip(colours[cols][None].repeat(H, 0) + 0.1 * rng.randn(H, W, 3), 0, 1)
+    cons = core.Constraints([(2, 2, 12, 2, 1.0), (2, 52, 45, 52, 1.0)], [])
+    seg = _segment(img, cons)
+    assert np.bincount(seg.labels.ravel()).min() > 300  # three segments, one per band
+    best = core.suggest(seg, cons)[0]
+    assert cols[best.point[1]] == 2 and seg.labels[best.point] == best.segment
+    # once every segment is reached, the uncertain regions decide again: the far side of
+    # the wide band
+    cons = core.Constraints([(2, 2, 12, 2, 1.0), (2, 52, 45, 52, 1.0), (2, 60, 45, 60, 1.0)], [])
+    seg = _segment(img, cons)
+    assert cols[core.suggest(seg, cons)[0].point[1]] == 0
 
 
 def test_without_strokes_or_others_it_still_suggests_and_excludes_what_was_asked():

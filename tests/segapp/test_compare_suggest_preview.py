@@ -34,6 +34,14 @@ def test_answering_the_suggestion_is_an_undoable_stroke(qtbot, window):
     answers = ghost.answers()
     names = [text for text, _ in answers]
     assert any("must-link" in t for t in names) and any("cannot-link" in t for t in names)
+    # before any stroke the largest segment is asked about as a whole (no stroke has reached
+    # it): its own segment has no surest point left outside it, so the cannot-links say
+    # "apart from" each other segment
+    (r, c), own, anchors = window.model.result.suggestion
+    assert anchors[own] is None
+    apart = [e for t, e in answers if t.startswith("Apart from")]
+    assert len(apart) == sum(a is not None for j, a in enumerate(anchors) if j != own) > 0
+    assert all(e.kind == Kind.CANNOT_LINK and (e.r1, e.c1) == (r, c) for e in apart)
     assert sum("Label it" in t for t in names) == window.model.result.n_segments
     text, edit = next((t, e) for t, e in answers if e.kind == Kind.MUST_LINK)
     assert text.startswith("Belongs with " + window.side.legend.name_of(0)) or "Belongs with" in text
