@@ -19,7 +19,8 @@ scored by its pixels times its mean uncertainty ``(1 - c) / 2`` (when no node is
 threshold, the least certain fifth of the nodes form the regions: there is always a least
 certain place). A segment that no stroke, block or brush region has reached comes before
 every such region: what it stands for is the least certain thing in the result, however
-sure the embedding is of its nodes (its largest connected piece, scored by its pixels;
+sure the embedding is of its nodes (its largest connected piece, scored by its pixels; of
+several, the one holding less of the image's border first: a figure before its ground;
 measured with the suggestion-follower, ``bench/results/tuning.md``). The suggestion is the
 highest-scoring region's centre (the pixel farthest inside it) and, per segment, its surest
 point (the centre of its largest certain group) that a person links the suggested point to.
@@ -232,7 +233,9 @@ def suggest(seg, constraints: Constraints | None = None, n_suggestions: int = 1,
     sizes = rep.sizes * rep.factor ** 2
     seeds = seed_nodes(constraints if constraints is not None else Constraints(), rep)
     out = []
-    for nodes, score in (_unreached(W, labels, seeds, sizes, int(seg.params["n_segments"]))
+    nm = rep.node_map
+    edge = np.unique(np.concatenate([nm[0], nm[-1], nm[:, 0], nm[:, -1]]))
+    for nodes, score in (_unreached(W, labels, seeds, sizes, int(seg.params["n_segments"]), edge)
                          + _regions(W, labels, c, sizes, threshold)):
         if skip.intersection(nodes.tolist()):
             continue
@@ -248,27 +251,31 @@ def suggest(seg, constraints: Constraints | None = None, n_suggestions: int = 1,
     return out
 
 
-def _unreached(W, labels, seeds, sizes, k):
+def _unreached(W, labels, seeds, sizes, k, edge):
     """The segments no stroke, block or brush region has reached (``seeds``: none of their
-    nodes), each as its largest connected piece, ``[(nodes, score), ...]`` by falling pixels
-    (score: the piece's pixels, uncertainty 1). What such a segment stands for is the least
-    certain thing in the result: nothing the person said has touched it."""
+    nodes), each as its largest connected piece: ``[(nodes, score), ...]``, score its
+    pixels (uncertainty 1). What such a segment stands for is the least certain thing in the
+    result: nothing the person said has touched it. Figure before ground: the piece holding
+    the smaller share of the image's border nodes (``edge``) comes first, then the larger.
+    """
     reached = np.zeros(k, bool)
     reached[labels[seeds]] = True
     out = []
     W = W.tocoo()
+    n = len(labels)
     for j in range(k):
         if reached[j] or not np.any(labels == j):
             continue
         keep = (labels[W.row] == j) & (labels[W.col] == j)
-        n = len(labels)
         A = sp.coo_matrix((np.ones(keep.sum()), (W.row[keep], W.col[keep])), shape=(n, n))
         _, comp = connected_components(A, directed=False)
         pix = np.bincount(comp[labels == j], weights=np.asarray(sizes, float)[labels == j])
         best = int(np.argmax(pix))
-        out.append((np.flatnonzero((comp == best) & (labels == j)), float(pix[best])))
-    out.sort(key=lambda t: -t[1])
-    return out
+        nodes = np.flatnonzero((comp == best) & (labels == j))
+        border = len(np.intersect1d(nodes, edge)) / max(len(edge), 1)
+        out.append((border, -float(pix[best]), nodes))
+    out.sort(key=lambda t: (t[0], t[1]))
+    return [(nodes, -neg) for _, neg, nodes in out]
 
 
 def _regions(W, labels, c, sizes, threshold):

@@ -70,12 +70,30 @@ def test_a_segment_no_stroke_has_reached_is_asked_about_first():
     assert cols[core.suggest(seg, cons)[0].point[1]] == 0
 
 
+def test_before_any_stroke_the_figure_is_asked_about_before_its_ground():
+    # a square in the middle of a larger background: both segments unreached; the one that
+    # holds none of the image's border (the figure) is asked first, though it is smaller
+    rng = np.random.RandomState(0)
+    inside = np.zeros((H, W), bool)
+    inside[14:34, 20:44] = True
+    img = np.where(inside[..., None], [0.8, 0.3, 0.2], [0.2, 0.4, 0.7]) + 0.05 * rng.randn(H, W, 3)
+    seg = _segment(np.clip(img, 0, 1), k=2)
+    assert np.bincount(seg.labels[inside]).max() == inside.sum() < (~inside).sum()
+    best = core.suggest(seg)[0]
+    assert inside[best.point] and seg.labels[best.point] == best.segment
+
+
 def test_without_strokes_or_others_it_still_suggests_and_excludes_what_was_asked():
     img, _ = _three_bands(noise=0.2)
     seg = _segment(img)
     first = core.suggest(seg, n_suggestions=3)
     assert first and all(0 <= s.point[0] < H and 0 <= s.point[1] < W for s in first)
-    assert [s.score for s in first] == sorted((s.score for s in first), reverse=True)
+    # no stroke has reached any band: each segment is asked about once, the middle band (the
+    # least of the image's border) first, before any uncertain region
+    assert len({s.segment for s in first}) == 3
+    assert first[0].point[1] * 3 // W == 1
+    later = core.suggest(seg, n_suggestions=6)[3:]
+    assert [s.score for s in later] == sorted((s.score for s in later), reverse=True)
     again = core.suggest(seg, n_suggestions=3, exclude=[first[0].point])
     assert all(first[0].point != s.point for s in again)
     with pytest.raises(core.ParameterError, match="n_suggestions"):
