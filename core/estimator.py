@@ -8,14 +8,14 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
 
-from .constraint_step import ROUNDINGS, ConstraintStep
+from .constraint_step import ROUNDING_PARAMS, ROUNDINGS, ConstraintStep
 from .constraints import Kind
 from .errors import ConstraintError, InvalidDataError, ParameterError
 from .graph.affinity import median_gamma, rbf_affinity
 from .graph.node_constraints import NodeConstraints
 from .methods import METHODS
 from .params import check_seed
-from .pipeline import check_method, constrain, method_params, run_method
+from .pipeline import check_method, constrain, method_params, run_method, unconstrained_result
 
 try:  # scikit-learn >= 1.6
     from sklearn.utils.validation import validate_data
@@ -24,6 +24,9 @@ except ImportError:  # pragma: no cover - older scikit-learn
         return est._validate_data(X, **kwargs)
 
 MAX_SAMPLES = 5000
+
+# the constraint step's margin for the method's result without strokes (rounding_unconstrained)
+_UNCONSTRAINED_MARGIN = next(p.default for p in ROUNDING_PARAMS if p.name == "rounding_unconstrained")
 
 
 def _links(pairs, n: int, kind: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -207,7 +210,10 @@ class ConstrainedSpectralClustering(ClusterMixin, BaseEstimator):
         nc = NodeConstraints.from_pairs(n, m, c, mw, cw)
         nc.contradictions = notes + nc.contradictions
         res = run_method(spec, K, nc, int(self.n_clusters), rng, params=params, features=feats)
-        step = ConstraintStep(int(self.n_clusters), nc, graph=K) \
+        step = ConstraintStep(int(self.n_clusters), nc, graph=K,
+                              unconstrained=unconstrained_result(spec, K, n, int(self.n_clusters), self.random_state,
+                                                                 params=params, features=feats),
+                              unconstrained_margin=_UNCONSTRAINED_MARGIN) \
             if self.rounding == "constrained" and spec.name != "ncut" else None
         res = constrain(res, spec, nc, step, rounding=self.rounding)
         self.labels_ = res.labels

@@ -9,6 +9,8 @@ call :func:`run_method` (the method, translation of numerical failures into
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ._threads import one_blas_thread
@@ -103,6 +105,31 @@ def run_method(spec: MethodSpec, K, nc: NodeConstraints, n_clusters: int, rng, *
     except (np.linalg.LinAlgError, ValueError, ArithmeticError) as e:
         raise ConvergenceError(f"{spec.name}: numerical failure ({type(e).__name__}: {e})") from None
     return pad_embedding(res)
+
+
+def unconstrained_result(spec: MethodSpec, K, n_nodes: int, n_clusters: int, random_state, *, params: dict,
+                         features: np.ndarray | None = None, cache=None) -> Callable[[], tuple]:
+    """A function giving the method's own result on ``K`` without strokes: labels ``(n,)``
+    and the embedding it clustered (its row-normalised display vectors where it clustered
+    none, as ssap), what the constraint step reads where the method's labels with the
+    strokes are a blob (:func:`core.constraint_step.stage.unreached_source`).
+
+    Run with a fresh generator from ``random_state`` (the one seed) and kept per graph in
+    ``cache`` (unless ``random_state`` is a generator, whose state moves).
+    """
+    from .constraint_step.stage import clustered_embedding
+    from .params import check_seed
+
+    def build():
+        nc0 = NodeConstraints.from_pairs(n_nodes)
+        res = run_method(spec, K, nc0, n_clusters, check_seed(random_state), params=params,
+                         features=features, cache=cache)
+        return np.asarray(res.labels, np.int64), clustered_embedding(res, n_clusters)
+    if cache is None or isinstance(random_state, np.random.RandomState):
+        return build
+    key = ("unconstrained-result", spec.name, n_clusters, repr(random_state),
+           tuple(sorted((k, repr(v)) for k, v in params.items())))
+    return lambda: cache.get(key, build)
 
 
 def constrain(res: SpectralResult, spec: MethodSpec, nc: NodeConstraints, step: ConstraintStep | None, *,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from .constraint_step import ConstraintStep
@@ -18,7 +18,7 @@ from .graph.representation import Representation, build_representation
 from .image import check_image
 from .params import check_seed
 from .graph_setup import boundary_graph, graph_of, split_params
-from .pipeline import check_method, constrain, node_cap, run_method
+from .pipeline import check_method, constrain, node_cap, run_method, unconstrained_result
 from .pixel_refinement import PixelRefinement, Refined, apply_refinement
 from .pixel_refinement.looks import BINS, colour_codes
 from .prepared import Prepared
@@ -214,6 +214,9 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
         step, out = None, rep
         if rep_p["rounding"] == "constrained" and spec.name != "ncut":
             step, out = _step_input(rep, constraints, nc, K, G, previous, img.shape[:2], rep_p, n_segments)
+        if step is not None:
+            step = replace(step, unconstrained=unconstrained_result(
+                spec, K, rep.n_nodes, n_segments, random_state, params=meth_p, features=feats, cache=cache))
         res = run_method(spec, K, nc, n_segments, rng, params=meth_p, features=feats, cache=cache)
         res = constrain(res, spec, nc, step, rounding=rep_p["rounding"], warn=not pixel_contradictions)
     for w in rec:
@@ -337,7 +340,8 @@ def _step_input(rep, constraints, nc, K, G, previous, shape, rep_p: dict, n_segm
                           colouring=rep_p["rounding_colouring"], stability=rep_p["rounding_stability"],
                           looks_weight=rep_p["rounding_looks"], appearance_weight=rep_p["rounding_appearance"],
                           texture=_texture(rep, out, parent) if rep_p["rounding_texture"] > 0 else None,
-                          texture_weight=rep_p["rounding_texture"])
+                          texture_weight=rep_p["rounding_texture"],
+                          unconstrained_margin=rep_p["rounding_unconstrained"])
     return step, out
 
 

@@ -51,7 +51,9 @@ its own.
    cannot-links are dropped until one does.
 3. **Fill.** With ``'ncut'``: while the strokes have not reached every segment, the method's
    own segments seed the walk (the half of each segment's nodes its embedding is surest of):
-   one holding strokes of one segment seeds it, one holding none a segment no stroke took.
+   one holding strokes of one segment seeds it, one holding none a segment no stroke took;
+   where a must-link group spans several of the method's segments and a segment is left
+   that no stroke took, the one holding fewest of its stroke nodes seeds that segment.
    Must-links alone therefore never empty a segment, and what the strokes do not decide
    follows the chosen method. With ``'walk'`` / ``'embedding'``: every other node goes to
    the nearest centroid of the embedding; centroids and colours are recomputed until the
@@ -67,6 +69,12 @@ its own.
    surroundings), a segment no stroke has reached yet from the method's labels. With
    ``rounding_texture`` > 0 the walk runs once more, on the graph weakened across nodes a
    texture model fitted on its first labels tells apart (:mod:`.texture`).
+
+What the steps read of the method (:func:`~.stage.unreached_source`): its labels and the
+embedding it clustered; where those labels are one segment, or cut the image graph far worse
+than the method's own result without strokes (normalised cut higher by more than
+``rounding_unconstrained``: csp's eq. 17 threshold, given a few strokes, answers with a blob
+around them), that result without strokes.
 
 Chosen by the simulated-user benchmark on the train split (``bench/tune.py``,
 ``bench/results/tuning.md``).

@@ -355,6 +355,9 @@ def _method_segment_colours(labels, node_colour, grouped, vids, free, k: int) ->
     """Step 3: the colour each of the method's segments ``vids`` seeds (-1: none): a segment
     holding stroke nodes of one colour seeds that colour, one holding none a colour no
     stroke took (``free``, matched by the Hungarian method), one holding several nothing.
+    While a colour no stroke took is left and a colour is seeded by several segments (a
+    must-link group spanning them), the one of those holding the fewest stroke nodes seeds
+    the free colour instead (its surest nodes; the stroke nodes keep their group's).
     ``node_colour`` is each node's group's colour (used where ``grouped``)."""
     from scipy.optimize import linear_sum_assignment
 
@@ -373,6 +376,15 @@ def _method_segment_colours(labels, node_colour, grouped, vids, free, k: int) ->
         rows, cols = linear_sum_assignment(table)
         for r_, c_ in zip(rows, cols):
             as_colour[empty[r_]] = free[c_]
+    left = [f for f in free if f not in as_colour]
+    while left:  # a group spanning several of the method's segments: the one holding the
+        # fewest of its stroke nodes seeds a colour no stroke took, so no segment stays empty
+        twice = [c for c in vids if as_colour[c] >= 0 and as_colour[c] not in free
+                 and (as_colour[vids] == as_colour[c]).sum() > 1]
+        if not twice:
+            break
+        c = min(twice, key=lambda c: (int(((labels == c) & grouped).sum()), c))
+        as_colour[c] = left.pop(0)
     return as_colour
 
 

@@ -51,6 +51,14 @@ ROUNDING_PARAMS = (
               "the final walk from crossing into a region of another texture, so a click "
               "inside fur or grass brings the rest of it along (0: colour and edges alone).",
               low=0.0, high=1e6),
+    ParamSpec("rounding_unconstrained", float, 0.05,
+              "Constrained rounding: how much higher the normalised cut of the method's own "
+              "labels on the image graph may be than that of the method's own result without "
+              "strokes before the segments no stroke reaches follow the latter (csp's eq. 17 "
+              "threshold, given a few strokes, answers with a blob around them); also where "
+              "the method's labels are one segment (1e6: always the method's labels unless they "
+              "are one segment).",
+              low=0.0, high=1e6),
     ParamSpec("rounding_stability", float, 0.1,
               "Constrained rounding, given the result shown before this edit (segment's "
               "previous): what a group of must-linked stroke ends pays, per node, for leaving "

@@ -21,9 +21,13 @@ def result_line(result, counts: dict, ari: float | None = None, annotator: int |
     note = empty_note(result)
     if note:
         parts.append(f"⚠ {note}")
-    if (result.info or {}).get("unreached_from") == "graph":
+    source = (result.info or {}).get("unreached_from")
+    if source == "graph":
         parts.append(f"{result.method} gave one segment: the segments no stroke reached follow the "
                      "image's normalised cut")
+    elif source == "unconstrained":
+        parts.append(f"{result.method} gave a blob around the strokes: the segments no stroke reached "
+                     f"follow {result.method} without strokes")
     line = " · ".join(parts)
     if result.warnings:
         more = f" (+{len(result.warnings) - 1} more)" if len(result.warnings) > 1 else ""

@@ -205,19 +205,21 @@ def _three_bands():
     return np.clip(img, 0, 1), target
 
 
-def test_csp_with_one_must_link_at_k3_is_not_one_segment():
+@pytest.mark.parametrize("margin", [0.05, 1e6])
+def test_csp_with_one_must_link_at_k3_is_not_one_segment(margin):
     """csp given one must-link has one feasible vector, and its own rounding (the paper's)
-    is one segment at K = 3: the constraint step then reads the graph's normalised cut for
-    the segments no stroke reaches, says so in info, and leaves rounding='paper' alone."""
+    is one segment at K = 3: the constraint step then reads csp's own result without
+    strokes for the segments no stroke reaches (whatever rounding_unconstrained says), says
+    so in info, and leaves rounding='paper' alone."""
     img, target = _three_bands()
     cons = core.Constraints(must_link=[(10, 5, 40, 25, 1.0)])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         paper = core.segment(img, cons, method="csp", n_segments=3, max_nodes=300, rounding="paper")
-        seg = core.segment(img, cons, method="csp", n_segments=3, max_nodes=300)
+        seg = core.segment(img, cons, method="csp", n_segments=3, max_nodes=300, rounding_unconstrained=margin)
     assert paper.info["n_feasible"] == 1 and len(np.unique(paper.labels)) == 1
     assert "unreached_from" not in paper.info
-    assert seg.info["unreached_from"] == "graph"
+    assert seg.info["unreached_from"] == "unconstrained"
     assert metrics.adjusted_rand(target.ravel(), seg.labels.ravel()) > 0.9
     assert seg.honoured["must_link"].all()
 
@@ -229,3 +231,69 @@ def test_a_method_that_fills_every_segment_is_read_as_it_is():
         warnings.simplefilter("ignore")
         seg = core.segment(img, cons, method="e2cp", n_segments=3, max_nodes=300)
     assert "unreached_from" not in seg.info
+
+
+def test_a_blob_of_the_method_is_read_as_its_result_without_strokes():
+    """csp's eq. 17 threshold on one must-link inside the background gives a blob around it
+    (a normalised cut far above csp's own without strokes); the constraint step then reads
+    csp without strokes for the segment no stroke reached (info says so), and the result is
+    the disc against the background, where reading the blob (margin 1e6) is not."""
+    img, target = _disc_image()
+    cons = core.Constraints(must_link=[(8, 8, 50, 30, 1.0)])  # both ends in the background
+    kw = dict(method="csp", n_segments=2, max_nodes=300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        paper = core.segment(img, cons, rounding="paper", **kw)
+        free = core.segment(img, None, rounding="paper", **kw)
+        seg = core.segment(img, cons, **kw)
+        blob = core.segment(img, cons, rounding_unconstrained=1e6, **kw)
+    assert metrics.adjusted_rand(target.ravel(), paper.labels.ravel()) < 0.5  # csp's own: not the disc
+    assert metrics.adjusted_rand(target.ravel(), free.labels.ravel()) > 0.9  # csp without strokes: the disc
+    assert seg.info["unreached_from"] == "unconstrained" and "unreached_from" not in blob.info
+    assert metrics.adjusted_rand(target.ravel(), seg.labels.ravel()) > 0.9
+    assert metrics.adjusted_rand(target.ravel(), blob.labels.ravel()) < 0.5
+    assert seg.honoured["must_link"].all()
+
+
+def test_a_method_result_of_low_cut_is_read_as_it_is():
+    """e2cp's labels with the same stroke cut the graph as well as without strokes: read as
+    they are (no result without strokes computed or read)."""
+    img, _ = _disc_image()
+    cons = core.Constraints(must_link=[(8, 8, 50, 30, 1.0)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        seg = core.segment(img, cons, method="e2cp", n_segments=2, max_nodes=300)
+    assert "unreached_from" not in seg.info
+
+
+def test_one_segment_without_a_result_without_strokes_reads_the_graph():
+    """The step's input without the method's result without strokes (an outside caller):
+    a one-segment method result is replaced by the graph's NJW split."""
+    from segapp.core.constraint_step.stage import ConstraintStep, unreached_source
+
+    W = np.zeros((6, 6))
+    for a, b in [(0, 1), (1, 2), (0, 2), (3, 4), (4, 5), (3, 5)]:
+        W[a, b] = W[b, a] = 1.0
+    W[2, 3] = W[3, 2] = 0.01
+    from segapp.core.graph.node_constraints import NodeConstraints
+
+    nc = NodeConstraints.from_pairs(6, must=[(0, 1)])
+    E = np.ones((6, 2)) / np.sqrt(2)
+    labels, _, source = unreached_source(np.zeros(6, np.int64), E, ConstraintStep(2, nc, graph=W))
+    assert source == "graph" and set(labels[:3]) != set(labels[3:]) and len(set(labels[:3])) == 1
+    two = np.array([0, 0, 0, 1, 1, 1])
+    same, _, none = unreached_source(two, E, ConstraintStep(2, nc, graph=W))
+    assert none is None and (same == two).all()
+
+
+def test_a_group_spanning_two_method_segments_leaves_no_segment_empty():
+    """Step 3 of the ncut colouring: one must-link group whose ends lie in both of the
+    method's segments; the segment holding fewer of its stroke nodes seeds the colour no
+    stroke took (before: both seeded the group's, and the other segment stayed empty)."""
+    from segapp.core.constraint_step.ncut import _method_segment_colours
+
+    labels = np.array([0, 0, 0, 0, 1, 1, 1])
+    grouped = np.array([True, True, False, False, True, False, False])
+    node_colour = np.where(grouped, 0, -1)
+    as_colour = _method_segment_colours(labels, node_colour, grouped, [0, 1], [1], 2)
+    assert as_colour.tolist() == [0, 1]

@@ -67,3 +67,6 @@ def test_the_status_line_says_when_the_graph_stood_in_for_the_method():
     counts = {"must_link": 1, "cannot_link": 0, "blocks": 0}
     assert "normalised cut" in result_line(result({"unreached_from": "graph"}), counts)
     assert "normalised cut" not in result_line(result({}), counts)
+    line = result_line(result({"unreached_from": "unconstrained"}), counts)
+    assert "blob" in line and "csp without strokes" in line
+    assert "blob" not in result_line(result({}), counts)
