@@ -18,9 +18,10 @@ from .errors import ConvergenceError, ParameterError, SegappError
 from .graph import GRAPH_PARAMS
 from .graph.node_constraints import NodeConstraints, warn_contradictions
 from .methods import METHODS
-from .params import MethodSpec, resolve
+from .params import MethodSpec, check_seed, resolve
 from .spectral import SpectralResult
 from .constraint_step import ROUNDING_PARAMS, ConstraintStep, apply_step
+from .constraint_step.stage import clustered_embedding
 from .pixel_refinement import PIXEL_PARAMS
 
 MIN_SHOWN = 3  # eigenvectors every result carries (missing ones: zero columns, eigenvalue NaN)
@@ -117,9 +118,6 @@ def unconstrained_result(spec: MethodSpec, K, n_nodes: int, n_clusters: int, ran
     Run with a fresh generator from ``random_state`` (the one seed) and kept per graph in
     ``cache`` (unless ``random_state`` is a generator, whose state moves).
     """
-    from .constraint_step.stage import clustered_embedding
-    from .params import check_seed
-
     def build():
         nc0 = NodeConstraints.from_pairs(n_nodes)
         res = run_method(spec, K, nc0, n_clusters, check_seed(random_state), params=params,

@@ -101,14 +101,14 @@ def unreached_source(labels0: np.ndarray, E: np.ndarray, step: ConstraintStep):
     if graph is None:
         return labels0, E, None
     one = len(np.unique(labels0)) == 1 < k
-    if not one and (step.unconstrained is None or labels_ncut(graph, labels0, k) <= step.unconstrained_margin):
+    own_cut = np.inf if one or step.unconstrained is None else labels_ncut(graph, labels0, k)
+    if not one and own_cut <= step.unconstrained_margin:
         return labels0, E, None
     if step.unconstrained is not None:
         l_u, E_u = step.unconstrained()
         if step.parent is not None:
             l_u, E_u = l_u[step.parent], E_u[step.parent]
-        if len(np.unique(l_u)) > 1 and (one or labels_ncut(graph, labels0, k) >
-                                        labels_ncut(graph, l_u, k) + step.unconstrained_margin):
+        if len(np.unique(l_u)) > 1 and own_cut > labels_ncut(graph, l_u, k) + step.unconstrained_margin:
             return l_u, E_u, "unconstrained"
     if one:  # the method's own result is one segment (csp with one feasible vector)
         l_g, E_g = graph_split(graph, k)

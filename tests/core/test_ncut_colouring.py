@@ -224,12 +224,15 @@ def test_csp_with_one_must_link_at_k3_is_not_one_segment(margin):
     assert seg.honoured["must_link"].all()
 
 
-def test_a_method_that_fills_every_segment_is_read_as_it_is():
-    img, target = _three_bands()
-    cons = core.Constraints(must_link=[(10, 5, 40, 25, 1.0)])
+@pytest.mark.parametrize("scene, link, k", [(_three_bands, (10, 5, 40, 25, 1.0), 3),
+                                             (_disc_image, (8, 8, 50, 30, 1.0), 2)])
+def test_a_method_that_fills_every_segment_is_read_as_it_is(scene, link, k):
+    """e2cp's labels with one must-link fill every segment and cut the graph about as well
+    as without strokes: read as they are (no result without strokes read)."""
+    img, _ = scene()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        seg = core.segment(img, cons, method="e2cp", n_segments=3, max_nodes=300)
+        seg = core.segment(img, core.Constraints(must_link=[link]), method="e2cp", n_segments=k, max_nodes=300)
     assert "unreached_from" not in seg.info
 
 
@@ -253,17 +256,6 @@ def test_a_blob_of_the_method_is_read_as_its_result_without_strokes():
     assert metrics.adjusted_rand(target.ravel(), seg.labels.ravel()) > 0.9
     assert metrics.adjusted_rand(target.ravel(), blob.labels.ravel()) < 0.5
     assert seg.honoured["must_link"].all()
-
-
-def test_a_method_result_of_low_cut_is_read_as_it_is():
-    """e2cp's labels with the same stroke cut the graph as well as without strokes: read as
-    they are (no result without strokes computed or read)."""
-    img, _ = _disc_image()
-    cons = core.Constraints(must_link=[(8, 8, 50, 30, 1.0)])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        seg = core.segment(img, cons, method="e2cp", n_segments=2, max_nodes=300)
-    assert "unreached_from" not in seg.info
 
 
 def test_one_segment_without_a_result_without_strokes_reads_the_graph():
