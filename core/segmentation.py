@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 from .constraint_step import ConstraintStep
-from .constraints import Constraints
+from .constraints import Constraints, Kind
 from .errors import ContradictoryConstraintsWarning, ParameterError
 from .graph.node_constraints import map_constraints, map_strokes
 from .graph.pixels import grid_weights
@@ -98,6 +98,30 @@ class Segmentation:
         return self._eigenvectors
 
 
+def previous_pixels(previous, rep, shape: tuple) -> np.ndarray | None:
+    """An earlier result's segment of every working pixel of ``rep``, (h, w); None when it
+    was computed on another working copy (:func:`previous_nodes` says what ``previous`` may be)."""
+    f = rep.factor
+    h, w = rep.node_map.shape
+    if isinstance(previous, Segmentation):
+        prep_ = previous.representation
+        if prep_ is None or tuple(prep_.shape) != tuple(shape):
+            got = "no representation" if prep_ is None else f"shape {tuple(prep_.shape)}"
+            raise ParameterError(f"previous must be a Segmentation of this image (shape {tuple(shape)}), "
+                                 f"got one with {got}")
+        if prep_.node_map.shape == (h, w):
+            work = np.asarray(previous.node_labels)[prep_.node_map]
+        else:
+            work = np.asarray(previous.labels)[::f, ::f][:h, :w]
+    else:
+        arr = np.asarray(previous)
+        if arr.shape != tuple(shape) or not np.issubdtype(arr.dtype, np.integer):
+            raise ParameterError(f"previous must be the earlier Segmentation or an integer label image of "
+                                 f"shape {tuple(shape)}, got {arr.dtype} of shape {arr.shape}")
+        work = arr[::f, ::f][:h, :w]
+    return work if work.shape == (h, w) else None
+
+
 def previous_nodes(previous, rep, shape: tuple, n_segments: int) -> np.ndarray:
     """Each node's segment in an earlier result: the most common among its working pixels
     (-1 for a node none of whose pixels has a segment in ``0 .. n_segments - 1``).
@@ -117,25 +141,8 @@ def previous_nodes(previous, rep, shape: tuple, n_segments: int) -> np.ndarray:
         ``previous`` is neither a Segmentation of this image's size nor an integer label
         image of that size.
     """
-    f = rep.factor
-    h, w = rep.node_map.shape
-    if isinstance(previous, Segmentation):
-        prep_ = previous.representation
-        if prep_ is None or tuple(prep_.shape) != tuple(shape):
-            got = "no representation" if prep_ is None else f"shape {tuple(prep_.shape)}"
-            raise ParameterError(f"previous must be a Segmentation of this image (shape {tuple(shape)}), "
-                                 f"got one with {got}")
-        if prep_.node_map.shape == (h, w):
-            work = np.asarray(previous.node_labels)[prep_.node_map]
-        else:
-            work = np.asarray(previous.labels)[::f, ::f][:h, :w]
-    else:
-        arr = np.asarray(previous)
-        if arr.shape != tuple(shape) or not np.issubdtype(arr.dtype, np.integer):
-            raise ParameterError(f"previous must be the earlier Segmentation or an integer label image of "
-                                 f"shape {tuple(shape)}, got {arr.dtype} of shape {arr.shape}")
-        work = arr[::f, ::f][:h, :w]
-    if work.shape != (h, w):  # a result on another working copy: nothing to keep
+    work = previous_pixels(previous, rep, shape)
+    if work is None:  # a result on another working copy: nothing to keep
         return np.full(rep.n_nodes, -1, np.int64)
     ok = (work >= 0) & (work < n_segments)
     counts = np.bincount(rep.node_map[ok].astype(np.int64) * n_segments + work[ok].astype(np.int64),
@@ -165,7 +172,9 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
         The result shown before this edit (the window's, or the simulated user's last), of
         this image. The constrained rounding then keeps earlier strokes in the segments they
         had (``rounding_stability``), so a new stroke does not recolour the image elsewhere
-        and segment numbers follow that result. Segment numbers outside
+        and segment numbers follow that result; an edit that only adds must-links the
+        result already honours keeps it unless the new labels cut the image better
+        (``rounding_keep_screen``, :func:`adds_must_links_only`). Segment numbers outside
         ``0 .. n_segments - 1`` are ignored. Used only where the constrained rounding runs:
         with at least one constraint, ``rounding='constrained'``, a method other than ncut
         and ``rounding_stability > 0``; ``None``: every call stands alone (so a result then
@@ -214,6 +223,8 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
         step, out = None, rep
         if rep_p["rounding"] == "constrained" and spec.name != "ncut":
             step, out = _step_input(rep, constraints, nc, K, G, previous, img.shape[:2], rep_p, n_segments)
+            step = replace(step, keep_screen=rep_p["rounding_keep_screen"] and adds_must_links_only(
+                previous, constraints, method, n_segments, {**rep_p, **meth_p}))
         if step is not None:
             step = replace(step, unconstrained=unconstrained_result(
                 spec, K, rep.n_nodes, n_segments, random_state, params=meth_p, features=feats, cache=cache))
@@ -231,7 +242,8 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
         res.labels = number_by_block_labels(res.labels, constraints.blocks, out, n_segments)
     refined = None
     if rep_p["rounding"] == "constrained":
-        refined = _refine_pixels(res, out, rep, constraints, rep_p, n_segments)
+        kept = previous_pixels(previous, out, img.shape[:2]) if res.info.get("kept_screen") else None
+        refined = _refine_pixels(res, out, rep, constraints, rep_p, n_segments, kept)
         out = refined.representation
     node_labels = res.labels.astype(np.int64)
     return Segmentation(node_labels, res.embedding, np.asarray(res.eigenvalues, float), used,
@@ -295,10 +307,11 @@ def _representation(prep, img, spec, meth_p: dict, rep_p: dict, n_segments: int)
     return rep
 
 
-def _refine_pixels(res, out, rep, constraints, rep_p: dict, n_segments: int):
+def _refine_pixels(res, out, rep, constraints, rep_p: dict, n_segments: int, kept=None):
     """The pixel refinement (:mod:`core.pixel_refinement`) of ``res``'s labels on ``out``'s
     nodes: ``res`` is updated in place (labels, embedding and the overruled map carried
-    onto the refined parts); returns the :class:`~core.pixel_refinement.Refined`."""
+    onto the refined parts); returns the :class:`~core.pixel_refinement.Refined`. ``kept``:
+    the working pixels of the result on screen, which the constraint step kept (no walk)."""
     items = anchor_items(constraints, out)
     anchors = np.concatenate([pix for _, pix in items]) if items else np.zeros(0, np.int64)
     codes = None
@@ -311,7 +324,7 @@ def _refine_pixels(res, out, rep, constraints, rep_p: dict, n_segments: int):
             rep.image.reshape(rep.node_map.size, -1), rep.edges.ravel(), rep.node_map.shape, si, sb))
     done = apply_refinement(PixelRefinement(out, res.labels, n_segments, anchors, rep_p["pixel_band"],
                                             rep_p["pixel_looks"], rep_p["sigma_intensity"],
-                                            rep_p["sigma_boundary"], rep.n_nodes, codes, grid))
+                                            rep_p["sigma_boundary"], rep.n_nodes, codes, grid, kept))
     if done.representation is out:
         return done
     parent = done.parent
@@ -320,6 +333,35 @@ def _refine_pixels(res, out, rep, constraints, rep_p: dict, n_segments: int):
         res.info["overruled_nodes"] = np.asarray(res.info["overruled_nodes"])[parent]
     res.info["band_pixels"], res.info["refined_pixels"] = done.band_pixels, len(done.changed)
     return done
+
+
+def adds_must_links_only(previous, constraints: Constraints, method: str, n_segments: int,
+                         params: dict) -> bool:
+    """Whether this edit only adds must-links to the strokes ``previous`` was computed from,
+    with the same method and settings (``rounding_keep_screen``): ``previous`` a
+    :class:`Segmentation` of ``method`` at ``n_segments`` whose parameters agree with
+    ``params`` (those resolved per call aside: given as None, or reported in its ``info``), with fewer must-links than
+    ``constraints`` and as many cannot-links and blocks. A method switched, a setting changed,
+    a stroke moved, removed or of another kind: False (the labels are recomputed)."""
+    if not isinstance(previous, Segmentation) or previous.method != method:
+        return False
+    had = previous.params
+    resolved = previous.info or {}  # per call (gp-propagation's algorithm, ssap's rounds, csp's beta)
+    if had.get("n_segments") != n_segments or any(v is not None and k not in resolved and
+                                                  not _same_value(had.get(k), v) for k, v in params.items()):
+        return False
+    count = {k: len(v) for k, v in previous.honoured.items()}
+    return (count.get(Kind.MUST_LINK.value, 0) < len(constraints.must_link)
+            and count.get(Kind.CANNOT_LINK.value, 0) == len(constraints.cannot_link)
+            and count.get(Kind.BLOCK.value, 0) == len(constraints.blocks))
+
+
+def _same_value(a, b) -> bool:
+    """``a == b`` for parameter values, arrays and sequences included."""
+    try:
+        return bool(np.array_equal(np.asarray(a, dtype=object), np.asarray(b, dtype=object)))
+    except (TypeError, ValueError):
+        return a is b
 
 
 def _step_input(rep, constraints, nc, K, G, previous, shape, rep_p: dict, n_segments: int):

@@ -76,6 +76,13 @@ than the method's own result without strokes (normalised cut higher by more than
 ``rounding_unconstrained``: csp's eq. 17 threshold, given a few strokes, answers with a blob
 around them), that result without strokes.
 
+5. **Keep** (``rounding_keep_screen``, :func:`~.stage.screen_kept`). An edit that only adds
+   must-links, with the same method and settings as the result on screen, keeps that
+   result (its pixels as they were) where it already honours every stroke and the new
+   labels do not cut the image graph better (normalised cut lower by more than
+   :data:`~.params.KEEP_SCREEN_MARGIN`): a must-link drawn inside a region the screen
+   already shows as one segment does not redraw the image elsewhere.
+
 Chosen by the simulated-user benchmark on the train split (``bench/tune.py``,
 ``bench/results/tuning.md``).
 """

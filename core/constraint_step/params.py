@@ -59,6 +59,14 @@ ROUNDING_PARAMS = (
               "the method's labels are one segment (1e6: always the method's labels unless they "
               "are one segment).",
               low=0.0, high=1e6),
+    ParamSpec("rounding_keep_screen", bool, True,
+              "Constrained rounding, given the result shown before this edit by the same method "
+              "and settings: when the edit only adds must-links and that result already honours "
+              "every stroke (each must-link inside one segment, cannot-linked ends apart, no "
+              "segment a sliver), it stays on screen unless the new labels cut the image "
+              "graph better (normalised cut lower by more than 0.005), so a must-link drawn "
+              "inside a region the screen already shows does not make the result worse "
+              "elsewhere (off: every edit recomputes the labels)."),
     ParamSpec("rounding_stability", float, 0.1,
               "Constrained rounding, given the result shown before this edit (segment's "
               "previous): what a group of must-linked stroke ends pays, per node, for leaving "
@@ -81,5 +89,7 @@ EXACT_GROUPS = 40  # groups coloured by the exact search; more: greedy with loca
 NCUT_EXACT = 200_000  # colourings enumerated exactly (K^groups); more: greedy with local moves
 
 LOOK_BINS = 12  # colours of the codebook a territory's histogram counts
+
+KEEP_SCREEN_MARGIN = 0.005  # rounding_keep_screen: how much lower the new labels' normalised cut must be
 
 UNREACHED_MIN_SHARE = 0.03  # 'auto': an unstroked segment smaller than this (no cannot-link yet) is a collapse

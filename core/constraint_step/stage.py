@@ -11,7 +11,9 @@ import numpy as np
 from ..errors import ContradictoryConstraintsWarning
 from ..spectral import SpectralResult, row_normalize
 from .ncut import labels_ncut
-from .step import constrained_labels
+from .params import KEEP_SCREEN_MARGIN
+from .resolve import Resolution
+from .step import screen_grouping, constrained_labels
 from .walk import overruled_nodes
 
 @dataclass(frozen=True)
@@ -47,6 +49,9 @@ class ConstraintStep:
         with the strokes are suspect (see :func:`apply_step`).
     unconstrained_margin : float
         ``rounding_unconstrained``.
+    keep_screen : bool
+        The edit only added must-links to the strokes of ``previous``, a result of the same
+        method and settings, and ``rounding_keep_screen`` is on (see :func:`screen_kept`).
     prior_weight, colouring, stability, looks_weight, appearance_weight, texture_weight
         ``rounding_prior``, ``rounding_colouring``, ``rounding_stability``, ``rounding_looks``,
         ``rounding_appearance``, ``rounding_texture``
@@ -68,6 +73,7 @@ class ConstraintStep:
     texture_weight: float = 0.0
     unconstrained: Callable[[], tuple] | None = None
     unconstrained_margin: float = np.inf
+    keep_screen: bool = False
 
 
 def graph_split(graph, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -116,6 +122,34 @@ def unreached_source(labels0: np.ndarray, E: np.ndarray, step: ConstraintStep):
     return labels0, E, None
 
 
+def screen_kept(labels: np.ndarray, resolution: Resolution, step: ConstraintStep) -> bool:
+    """Whether the result on screen (``step.previous``) stays, in place of ``labels``.
+
+    Only for an edit that adds must-links (``step.keep_screen``) to a result that already
+    honours every stroke as a person reads it (:func:`~core.constraint_step.step.screen_grouping`:
+    each must-link group inside one segment, cannot-linked groups apart, must-links in several
+    places in as many segments, no segment under 3% of the nodes), and unless ``labels`` cut
+    ``step.graph`` better: their normalised cut (:func:`labels_ncut`) lower than the
+    screen's by more than :data:`~core.constraint_step.params.KEEP_SCREEN_MARGIN`.
+
+    Why: a second must-link inside a region the screen already shows as one segment adds
+    a stroke group, and the walk from the stroke ends then redraws every reached segment
+    from its seeds alone; where a region's strokes are few it loses ground the screen had
+    (138032: the floor, ARI 0.92 -> 0.69). Of the correct strokes that lowered the ARI by
+    more than 0.05 for e2cp (regions-first user, first 60 training images, K = 2), 28 of 50
+    were must-links the screen already honoured (``bench/results/tuning.md``, 2026-11-27).
+    A cut the new labels improve is still taken, so the screen is never kept against a
+    better-cut result (no lock-in by this rule).
+    """
+    prev = step.previous
+    if not step.keep_screen or prev is None or np.shape(prev) != np.shape(labels) or (prev < 0).any():
+        return False
+    if screen_grouping(prev, resolution, step.n_clusters) is None:
+        return False
+    k, graph = step.n_clusters, step.graph
+    return labels_ncut(graph, prev, k) <= labels_ncut(graph, labels, k) + KEEP_SCREEN_MARGIN
+
+
 def apply_step(res: SpectralResult, step: ConstraintStep, method_nc, warn: bool = True) -> SpectralResult:
     """``res`` with labels that honour every consistent constraint (:func:`constrained_labels`).
 
@@ -154,6 +188,9 @@ def apply_step(res: SpectralResult, step: ConstraintStep, method_nc, warn: bool 
                                                 appearance=step.appearance, looks_weight=step.looks_weight,
                                                 appearance_weight=step.appearance_weight,
                                                 texture=step.texture, texture_weight=step.texture_weight)
+    if screen_kept(res.labels, resolution, step):
+        res.labels = np.asarray(step.previous, np.int64).copy()
+        res.info["kept_screen"] = True
     res.info["overruled"] = [k for k, ok in enumerate(resolution.honoured) if not ok]
     res.info["overruled_nodes"] = overruled_nodes(own, res.labels)
     if warn and res.info["overruled"]:  # what the final labels do not honour, by name

@@ -180,7 +180,7 @@ def _auto_rounding(embedding, labels0, nc, n_clusters: int, graph=None, **kw):
     show bears and water, as a person drawing them expects (measured:
     ``bench/results/tuning.md``, 2026-11-27).
 
-    A stroke the result on screen already honours (:func:`_screen_grouping`: every group in
+    A stroke the result on screen already honours (:func:`screen_grouping`: every group in
     one segment on screen, cannot-linked groups apart, no blob on screen) keeps the screen's
     grouping: of the two colourings, the one that puts the groups together and apart as the
     screen does is kept, whatever the normalised cuts say (when only one of them does). A
@@ -200,7 +200,7 @@ def _auto_rounding(embedding, labels0, nc, n_clusters: int, graph=None, **kw):
             len(np.unique(tried[0][0][stroked])) < min(n_clusters, res.n_groups):
         return tried[1]  # must-links in several places, joined by the walk's colouring
     if kw.get("previous") is not None and kw.get("stability", 0) > 0:
-        screen = _screen_grouping(np.asarray(kw["previous"], np.int64), res, n_clusters)
+        screen = screen_grouping(np.asarray(kw["previous"], np.int64), res, n_clusters)
         if screen is not None:
             same = [_same_grouping(lab, res, screen) for lab, _ in tried]
             if same[0] != same[1]:
@@ -210,7 +210,7 @@ def _auto_rounding(embedding, labels0, nc, n_clusters: int, graph=None, **kw):
     return tried[1] if scores[1] < scores[0] else tried[0]
 
 
-def _screen_grouping(previous: np.ndarray, res: Resolution, k: int) -> np.ndarray | None:
+def screen_grouping(previous: np.ndarray, res: Resolution, k: int) -> np.ndarray | None:
     """Each stroke group's segment on screen, where the result on screen already honours
     every stroke as a person reads it; else None.
 

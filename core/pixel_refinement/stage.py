@@ -46,6 +46,10 @@ class PixelRefinement:
     grid : tuple of two ndarrays, shape (h * w,), optional
         :func:`~core.graph.pixels.grid_weights` of the working image with these scales,
         when the caller keeps them (the same weights as computing them per edit).
+    kept : ndarray, shape (h, w), int, optional
+        The working pixels' segments of a result kept as it is (the constraint step kept the
+        result on screen, ``rounding_keep_screen``): no walk; the nodes are cut where these
+        differ from ``node_labels`` (anchors aside), so the pixels are those of the screen.
     """
 
     representation: object
@@ -59,6 +63,7 @@ class PixelRefinement:
     method_nodes: int
     codes: np.ndarray | None = None
     grid: tuple | None = None
+    kept: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -142,6 +147,8 @@ def apply_refinement(step: PixelRefinement) -> Refined:
     labels0 = np.asarray(step.node_labels, np.int64)
     h, w = rep.node_map.shape
     pix_labels = labels0[rep.node_map]
+    if step.kept is not None:
+        return _kept(step, rep, labels0, pix_labels)
     radius = band_radius((h, w), step.method_nodes, step.band)
     if radius == 0 or rep.image is None or rep.edges is None:
         return _unchanged(rep, labels0)
@@ -173,6 +180,22 @@ def apply_refinement(step: PixelRefinement) -> Refined:
     changed, changed_labels = u[moved].astype(np.int32), walked[moved].astype(np.int32)
     refined, parent, labels = _parts(rep, labels0, changed, changed_labels, k)
     return Refined(rep, labels0, refined, parent, labels, len(u), changed, changed_labels)
+
+
+def _kept(step: PixelRefinement, rep, labels0: np.ndarray, pix_labels: np.ndarray) -> Refined:
+    """:func:`apply_refinement` for a result kept as it is: the parts where ``step.kept``
+    differs from the node labels (valid segments only, anchors keep their node's)."""
+    k = int(step.n_segments)
+    kept = np.asarray(step.kept).ravel()
+    flat = pix_labels.ravel()
+    moved = (kept != flat) & (kept >= 0) & (kept < k)
+    moved[np.asarray(step.anchors, np.int64)] = False
+    if not moved.any():
+        return _unchanged(rep, labels0)
+    changed = np.flatnonzero(moved).astype(np.int32)
+    changed_labels = kept[changed].astype(np.int32)
+    refined, parent, labels = _parts(rep, labels0, changed, changed_labels, k)
+    return Refined(rep, labels0, refined, parent, labels, 0, changed, changed_labels)
 
 
 MIN_ISLAND = 0.25  # islands the walk makes below this many node areas go to their surroundings

@@ -70,3 +70,5 @@ def test_the_status_line_says_when_the_graph_stood_in_for_the_method():
     line = result_line(result({"unreached_from": "unconstrained"}), counts)
     assert "blob" in line and "csp without strokes" in line
     assert "blob" not in result_line(result({}), counts)
+    assert "is kept" in result_line(result({"kept_screen": True}), counts)
+    assert "is kept" not in result_line(result({}), counts)

@@ -1,0 +1,104 @@
+"""``rounding_keep_screen``: a must-link the result on screen already honours keeps it, unless
+the new labels cut the image graph better (:func:`core.constraint_step.stage.screen_kept`)."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from segapp import core
+from segapp.core.constraint_step.ncut import labels_ncut
+from segapp.core.constraint_step.resolve import resolve
+from segapp.core.constraint_step.stage import ConstraintStep, screen_kept
+from segapp.core.eval import metrics, people
+from segapp.core.graph.node_constraints import NodeConstraints
+
+from .test_ncut_colouring import CONSTRAINED, _disc_image
+
+KW = dict(n_segments=2, max_nodes=300)
+
+
+def _session(img, strokes, method, **kw):
+    """The results after each stroke, each given the one before as the window does."""
+    shown, out = None, []
+    for r in range(1, len(strokes) + 1):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            shown = core.segment(img, people.constraints_of(strokes[:r]), method=method, previous=shown, **KW, **kw)
+        out.append(shown)
+    return out
+
+
+# On the disc image: a must-link in the background, one in the disc, then a second one in
+# the background the result on screen already shows as background.
+STROKES = [("must_link", (8, 8), (50, 30)), ("must_link", (22, 55), (38, 66)), ("must_link", (5, 40), (55, 10))]
+
+
+@pytest.mark.parametrize("method", CONSTRAINED)
+def test_a_must_link_the_screen_honours_keeps_it(method):
+    img, target = _disc_image()
+    second, third = _session(img, STROKES, method)[1:]
+    assert metrics.adjusted_rand(target.ravel(), second.labels.ravel()) > 0.9  # the disc on screen
+    assert third.info.get("kept_screen") is True
+    assert np.array_equal(third.labels, second.labels)  # the screen's pixels, not a new refinement
+    assert third.info["band_pixels"] == 0
+    assert third.honoured["must_link"].all()
+
+
+@pytest.mark.parametrize("change", ["method", "setting", "cannot-link", "off", "no previous"])
+def test_any_other_edit_recomputes(change):
+    """The screen is kept only for must-links added, same method and settings."""
+    img, _ = _disc_image()
+    second = _session(img, STROKES[:2], "e2cp")[1]
+    strokes, kw, prev, method = list(STROKES), {}, second, "e2cp"
+    if change == "method":
+        method = "gp-propagation"
+    elif change == "setting":
+        kw = dict(rounding_prior=0.02)
+    elif change == "cannot-link":
+        strokes[2] = ("cannot_link", (8, 8), (30, 60))
+    elif change == "off":
+        kw = dict(rounding_keep_screen=False)
+    else:
+        prev = None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        seg = core.segment(img, people.constraints_of(strokes), method=method, previous=prev, **KW, **kw)
+    assert "kept_screen" not in seg.info
+
+
+def _two_cliques():
+    """Two 4-node cliques joined by one weak edge (nodes 0-3 and 4-7)."""
+    W = np.zeros((8, 8))
+    for block in (range(4), range(4, 8)):
+        for a in block:
+            for b in block:
+                if a != b:
+                    W[a, b] = 1.0
+    W[3, 4] = W[4, 3] = 0.05
+    return W
+
+
+def _step(W, must, previous, keep=True):
+    nc = NodeConstraints.from_pairs(len(W), must=must)
+    return nc, ConstraintStep(2, nc, graph=W, previous=np.asarray(previous), keep_screen=keep)
+
+
+def test_screen_kept_only_against_no_better_cut():
+    W = _two_cliques()
+    good = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    worse = np.array([0, 0, 0, 1, 1, 1, 1, 1])  # node 3 on the wrong side: a larger cut
+    assert labels_ncut(W, worse, 2) > labels_ncut(W, good, 2) + 0.005
+    nc, step = _step(W, [(0, 1), (5, 6)], previous=good)
+    assert screen_kept(worse, resolve(nc), step)  # the screen cuts better: kept
+    nc, step = _step(W, [(0, 1), (5, 6)], previous=worse)
+    assert not screen_kept(good, resolve(nc), step)  # the new labels cut better: taken
+    nc, step = _step(W, [(0, 1), (5, 6)], previous=good, keep=False)
+    assert not screen_kept(worse, resolve(nc), step)
+
+
+def test_a_screen_that_does_not_honour_the_strokes_is_not_kept():
+    W = _two_cliques()
+    good = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    nc, step = _step(W, [(0, 1), (2, 6)], previous=good)  # a must-link across the screen's cut
+    assert not screen_kept(good, resolve(nc), step)
