@@ -55,6 +55,12 @@ class Segmentation:
     honoured : dict of ndarray of bool
         ``'must_link'``, ``'cannot_link'``, ``'blocks'``: whether each of the user's
         constraints holds in the result (see :func:`core.eval.metrics.honoured`).
+    constraints : Constraints or None
+        The constraints of the call (what the next edit is compared with, ``previous``).
+    asked : dict
+        The parameters as the call was given them, defaults filled in but nothing resolved
+        per call (``params`` holds csp's beta by eq. 17 etc.): the settings the next edit is
+        compared with.
     refinement : Refined or None
         When the pixel refinement (:mod:`core.pixel_refinement`) relabelled pixels: the
         nodes it started from and the pixels it changed; ``representation`` is then its
@@ -78,6 +84,8 @@ class Segmentation:
     info: dict = field(default_factory=dict)
     honoured: dict = field(default_factory=dict)
     refinement: Refined | None = None
+    constraints: Constraints | None = None
+    asked: dict = field(default_factory=dict)
 
     def _paint(self, values: np.ndarray) -> np.ndarray:
         if self.representation is None:
@@ -172,9 +180,11 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
         The result shown before this edit (the window's, or the simulated user's last), of
         this image. The constrained rounding then keeps earlier strokes in the segments they
         had (``rounding_stability``), so a new stroke does not recolour the image elsewhere
-        and segment numbers follow that result; an edit that only adds must-links the
-        result already honours keeps it unless the new labels cut the image better
-        (``rounding_keep_screen``, :func:`adds_must_links_only`). Segment numbers outside
+        and segment numbers follow that result. Given as the :class:`Segmentation` of the
+        call before, with the same settings, an edit that only adds must-links that result
+        already honours keeps it unless the new labels cut the image better
+        (``rounding_keep_screen``, :func:`adds_must_links_only`; whatever
+        ``rounding_stability`` is). Segment numbers outside
         ``0 .. n_segments - 1`` are ignored. Used only where the constrained rounding runs:
         with at least one constraint, ``rounding='constrained'``, a method other than ncut
         and ``rounding_stability > 0``; ``None``: every call stands alone (so a result then
@@ -203,6 +213,7 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
     n_segments = _checked_segments(n_segments)
     rng = check_seed(random_state)
     rep_p, meth_p = split_params(method, params)
+    asked = {"method": method, "n_segments": n_segments, "random_state": random_state, **rep_p, **meth_p}
     prep = image if isinstance(image, Prepared) else None
     img = prep.image if prep is not None else np.asarray(image)
     if prep is None:
@@ -224,7 +235,7 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
         if rep_p["rounding"] == "constrained" and spec.name != "ncut":
             step, out = _step_input(rep, constraints, nc, K, G, previous, img.shape[:2], rep_p, n_segments)
             step = replace(step, keep_screen=rep_p["rounding_keep_screen"] and adds_must_links_only(
-                previous, constraints, method, n_segments, {**rep_p, **meth_p}))
+                previous, constraints, asked))
         if step is not None:
             step = replace(step, unconstrained=unconstrained_result(
                 spec, K, rep.n_nodes, n_segments, random_state, params=meth_p, features=feats, cache=cache))
@@ -238,11 +249,17 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
     used["n_nodes"] = rep.n_nodes
     if out is not rep:
         res.info["split_nodes"] = out.n_nodes - rep.n_nodes
+    before = res.labels.copy()
     if constraints.blocks:
         res.labels = number_by_block_labels(res.labels, constraints.blocks, out, n_segments)
     refined = None
     if rep_p["rounding"] == "constrained":
-        kept = previous_pixels(previous, out, img.shape[:2]) if res.info.get("kept_screen") else None
+        kept = None
+        if res.info.get("kept_screen"):  # the screen's pixels, numbered as the labels now are
+            kept = previous_pixels(previous, out, img.shape[:2])
+            to = np.arange(max(n_segments, int(before.max(initial=0)) + 1))
+            to[np.asarray(before, np.int64)] = res.labels
+            kept = np.where((kept >= 0) & (kept < len(to)), to[np.clip(kept, 0, len(to) - 1)], kept)
         refined = _refine_pixels(res, out, rep, constraints, rep_p, n_segments, kept)
         out = refined.representation
     node_labels = res.labels.astype(np.int64)
@@ -250,7 +267,8 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
                         time.perf_counter() - t0, out.n_nodes, method, caught, out, res.info,
                         honoured(constraints, lambda r, c: node_labels[out.node_at(r, c)],
                                  lambda block: node_labels[out.nodes_of_block(block)]),
-                        refined if refined is not None and refined.representation is not refined.base else None)
+                        refined if refined is not None and refined.representation is not refined.base else None,
+                        constraints, asked)
 
 
 def number_by_block_labels(labels: np.ndarray, blocks, rep, k: int) -> np.ndarray:
@@ -335,25 +353,45 @@ def _refine_pixels(res, out, rep, constraints, rep_p: dict, n_segments: int, kep
     return done
 
 
-def adds_must_links_only(previous, constraints: Constraints, method: str, n_segments: int,
-                         params: dict) -> bool:
-    """Whether this edit only adds must-links to the strokes ``previous`` was computed from,
-    with the same method and settings (``rounding_keep_screen``): ``previous`` a
-    :class:`Segmentation` of ``method`` at ``n_segments`` whose parameters agree with
-    ``params`` (those resolved per call aside: given as None, or reported in its ``info``), with fewer must-links than
-    ``constraints`` and as many cannot-links and blocks. A method switched, a setting changed,
-    a stroke moved, removed or of another kind: False (the labels are recomputed)."""
-    if not isinstance(previous, Segmentation) or previous.method != method:
+def adds_must_links_only(previous, constraints: Constraints, asked: dict) -> bool:
+    """Whether this edit only adds must-links to the result on screen, and that result
+    already honours every constraint at pixel level (``rounding_keep_screen``).
+
+    Parameters
+    ----------
+    previous : Segmentation, ndarray or None
+        The result on screen (``segment``'s ``previous``); only a :class:`Segmentation` that
+        records its constraints and settings qualifies.
+    constraints : Constraints
+        This call's constraints.
+    asked : dict
+        This call's method, ``n_segments``, ``random_state`` and parameters, as
+        :attr:`Segmentation.asked` holds them.
+
+    Returns
+    -------
+    bool
+        True when ``previous`` was computed with the same settings (every entry of ``asked``
+        equal), its must-links are this call's first ones and there are more now, its
+        cannot-links and blocks are this call's, and its pixels honour every one of this
+        call's constraints (a stroke end on a pixel the screen shows in the other segment,
+        even inside a node mostly of the right one, does not). A method switched, a setting
+        changed, a stroke moved, removed or of another kind: False (the labels are
+        recomputed).
+    """
+    if not isinstance(previous, Segmentation) or previous.constraints is None or previous.representation is None \
+            or previous.asked.keys() != asked.keys():
         return False
-    had = previous.params
-    resolved = previous.info or {}  # per call (gp-propagation's algorithm, ssap's rounds, csp's beta)
-    if had.get("n_segments") != n_segments or any(v is not None and k not in resolved and
-                                                  not _same_value(had.get(k), v) for k, v in params.items()):
+    if not all(_same_value(previous.asked[k], v) for k, v in asked.items()):
         return False
-    count = {k: len(v) for k, v in previous.honoured.items()}
-    return (count.get(Kind.MUST_LINK.value, 0) < len(constraints.must_link)
-            and count.get(Kind.CANNOT_LINK.value, 0) == len(constraints.cannot_link)
-            and count.get(Kind.BLOCK.value, 0) == len(constraints.blocks))
+    had = previous.constraints
+    n = len(had.must_link)
+    if not (n < len(constraints.must_link) and constraints.must_link[:n] == had.must_link
+            and constraints.cannot_link == had.cannot_link and constraints.blocks == had.blocks):
+        return False
+    rep, lab = previous.representation, np.asarray(previous.node_labels)  # its refined parts: pixel-exact
+    said = honoured(constraints, lambda r, c: lab[rep.node_at(r, c)], lambda block: lab[rep.nodes_of_block(block)])
+    return all(np.all(ok) for ok in said.values())
 
 
 def _same_value(a, b) -> bool:

@@ -6,6 +6,8 @@ from ..params import ParamSpec
 
 ROUNDINGS = ("constrained", "paper")
 
+KEEP_SCREEN_MARGIN = 0.005  # rounding_keep_screen: how much lower the new labels' normalised cut must be
+
 COLOURINGS = ("auto", "ncut", "walk", "embedding")
 
 ROUNDING_PARAMS = (
@@ -64,7 +66,7 @@ ROUNDING_PARAMS = (
               "and settings: when the edit only adds must-links and that result already honours "
               "every stroke (each must-link inside one segment, cannot-linked ends apart, no "
               "segment a sliver), it stays on screen unless the new labels cut the image "
-              "graph better (normalised cut lower by more than 0.005), so a must-link drawn "
+              f"graph better (normalised cut lower by more than {KEEP_SCREEN_MARGIN:g}), so a must-link drawn "
               "inside a region the screen already shows does not make the result worse "
               "elsewhere (off: every edit recomputes the labels)."),
     ParamSpec("rounding_stability", float, 0.1,
@@ -89,7 +91,5 @@ EXACT_GROUPS = 40  # groups coloured by the exact search; more: greedy with loca
 NCUT_EXACT = 200_000  # colourings enumerated exactly (K^groups); more: greedy with local moves
 
 LOOK_BINS = 12  # colours of the codebook a territory's histogram counts
-
-KEEP_SCREEN_MARGIN = 0.005  # rounding_keep_screen: how much lower the new labels' normalised cut must be
 
 UNREACHED_MIN_SHARE = 0.03  # 'auto': an unstroked segment smaller than this (no cannot-link yet) is a collapse

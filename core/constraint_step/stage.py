@@ -13,7 +13,7 @@ from ..spectral import SpectralResult, row_normalize
 from .ncut import labels_ncut
 from .params import KEEP_SCREEN_MARGIN
 from .resolve import Resolution
-from .step import screen_grouping, constrained_labels
+from .step import constrained_labels, screen_grouping
 from .walk import overruled_nodes
 
 @dataclass(frozen=True)
@@ -140,6 +140,22 @@ def screen_kept(labels: np.ndarray, resolution: Resolution, step: ConstraintStep
     were must-links the screen already honoured (``bench/results/tuning.md``, 2026-11-27).
     A cut the new labels improve is still taken, so the screen is never kept against a
     better-cut result (no lock-in by this rule).
+
+    Parameters
+    ----------
+    labels : ndarray, shape (n',), int
+        The step's new labels on its nodes.
+    resolution : Resolution
+        The strokes as the step settled them (groups, cannot-linked pairs).
+    step : ConstraintStep
+        Its ``previous`` (the screen on the same nodes), ``keep_screen``, ``graph`` and
+        ``n_clusters`` are read.
+
+    Returns
+    -------
+    bool
+        True: the caller shows ``step.previous`` instead of ``labels``
+        (``info['kept_screen']``; :func:`core.segment` then keeps the screen's pixels too).
     """
     prev = step.previous
     if not step.keep_screen or prev is None or np.shape(prev) != np.shape(labels) or (prev < 0).any():
@@ -191,6 +207,7 @@ def apply_step(res: SpectralResult, step: ConstraintStep, method_nc, warn: bool 
     if screen_kept(res.labels, resolution, step):
         res.labels = np.asarray(step.previous, np.int64).copy()
         res.info["kept_screen"] = True
+        res.info.pop("unreached_from", None)  # it spoke of the labels not shown
     res.info["overruled"] = [k for k, ok in enumerate(resolution.honoured) if not ok]
     res.info["overruled_nodes"] = overruled_nodes(own, res.labels)
     if warn and res.info["overruled"]:  # what the final labels do not honour, by name

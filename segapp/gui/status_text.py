@@ -29,8 +29,8 @@ def result_line(result, counts: dict, ari: float | None = None, annotator: int |
         parts.append(f"{result.method} gave a blob around the strokes: the segments no stroke reached "
                      f"follow {result.method} without strokes")
     if (result.info or {}).get("kept_screen"):
-        parts.append("the new must-link agrees with the result on screen, which is kept (the new labels "
-                     "cut the image no better)")
+        parts.append("the result on screen already agreed with the new must-link and is kept (the new "
+                     "labels cut the image no better)")
     line = " · ".join(parts)
     if result.warnings:
         more = f" (+{len(result.warnings) - 1} more)" if len(result.warnings) > 1 else ""

@@ -41,15 +41,15 @@ def test_a_must_link_the_screen_honours_keeps_it(method):
     assert metrics.adjusted_rand(target.ravel(), second.labels.ravel()) > 0.9  # the disc on screen
     assert third.info.get("kept_screen") is True
     assert np.array_equal(third.labels, second.labels)  # the screen's pixels, not a new refinement
-    assert third.info["band_pixels"] == 0
+    assert third.info.get("band_pixels", 0) == 0
     assert third.honoured["must_link"].all()
 
 
-@pytest.mark.parametrize("change", ["method", "setting", "cannot-link", "off", "no previous"])
+@pytest.mark.parametrize("change", ["method", "setting", "rounding", "cannot-link", "moved", "off", "no previous"])
 def test_any_other_edit_recomputes(change):
     """The screen is kept only for must-links added, same method and settings."""
     img, _ = _disc_image()
-    second = _session(img, STROKES[:2], "e2cp")[1]
+    second = _session(img, STROKES[:2], "e2cp", **(dict(rounding="paper") if change == "rounding" else {}))[1]
     strokes, kw, prev, method = list(STROKES), {}, second, "e2cp"
     if change == "method":
         method = "gp-propagation"
@@ -57,14 +57,30 @@ def test_any_other_edit_recomputes(change):
         kw = dict(rounding_prior=0.02)
     elif change == "cannot-link":
         strokes[2] = ("cannot_link", (8, 8), (30, 60))
+    elif change == "moved":  # the first must-link moved within the background, and one added
+        strokes[0] = ("must_link", (9, 8), (50, 30))
     elif change == "off":
         kw = dict(rounding_keep_screen=False)
-    else:
+    elif change == "no previous":
         prev = None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         seg = core.segment(img, people.constraints_of(strokes), method=method, previous=prev, **KW, **kw)
     assert "kept_screen" not in seg.info
+
+
+def test_a_must_link_the_screen_shows_across_its_segments_is_not_an_addition_to_keep():
+    """adds_must_links_only reads the screen's pixels: a must-link from the background into
+    the disc is not honoured there, one inside the background is."""
+    from segapp.core.segmentation import adds_must_links_only
+
+    img, _ = _disc_image()
+    second = _session(img, STROKES[:2], "e2cp")[1]
+    inside = people.constraints_of(STROKES)
+    across = people.constraints_of(STROKES[:2] + [("must_link", (5, 40), (30, 60))])
+    assert adds_must_links_only(second, inside, second.asked)
+    assert not adds_must_links_only(second, across, second.asked)
+    assert not adds_must_links_only(second.labels, inside, second.asked)  # a label image: no record
 
 
 def _two_cliques():
