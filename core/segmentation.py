@@ -51,7 +51,9 @@ class Segmentation:
         The nodes; ``node_of_pixel`` paints node values at full size.
     info : dict
         Method diagnostics (csp: n_feasible, lambda_max, constraint_satisfaction; ssap:
-        preference, rounds, n_violated).
+        preference, rounds, n_violated) and the constraint step's (``overruled``,
+        ``overruled_nodes``, ``unreached_from``, ``kept_screen``, ``kept_unrefined``:
+        :func:`core.constraint_step.stage.apply_step`).
     honoured : dict of ndarray of bool
         ``'must_link'``, ``'cannot_link'``, ``'blocks'``: whether each of the user's
         constraints holds in the result (see :func:`core.eval.metrics.honoured`).
@@ -106,9 +108,13 @@ class Segmentation:
         return self._eigenvectors
 
 
-def previous_pixels(previous, rep, shape: tuple) -> np.ndarray | None:
+def previous_pixels(previous, rep, shape: tuple, unrefined: bool = False) -> np.ndarray | None:
     """An earlier result's segment of every working pixel of ``rep``, (h, w); None when it
-    was computed on another working copy (:func:`previous_nodes` says what ``previous`` may be)."""
+    was computed on another working copy (:func:`previous_nodes` says what ``previous`` may be).
+    With ``unrefined``, a :class:`Segmentation`'s labels before its pixel refinement (its
+    constraint step's node-level labels, :attr:`Refined.base_labels`; for a result that kept
+    the screen, ``info['kept_unrefined']``: the kept screen's, on the same nodes), except for
+    a result on another working copy, read from its pixels as without ``unrefined``."""
     f = rep.factor
     h, w = rep.node_map.shape
     if isinstance(previous, Segmentation):
@@ -117,8 +123,13 @@ def previous_pixels(previous, rep, shape: tuple) -> np.ndarray | None:
             got = "no representation" if prep_ is None else f"shape {tuple(prep_.shape)}"
             raise ParameterError(f"previous must be a Segmentation of this image (shape {tuple(shape)}), "
                                  f"got one with {got}")
+        lab = np.asarray(previous.node_labels)
+        if unrefined and previous.refinement is not None:
+            prep_, lab = previous.refinement.base, np.asarray(previous.refinement.base_labels)
+        if unrefined and "kept_unrefined" in previous.info:  # a kept screen: the one it kept
+            lab = np.asarray(previous.info["kept_unrefined"])
         if prep_.node_map.shape == (h, w):
-            work = np.asarray(previous.node_labels)[prep_.node_map]
+            work = lab[prep_.node_map]
         else:
             work = np.asarray(previous.labels)[::f, ::f][:h, :w]
     else:
@@ -130,9 +141,10 @@ def previous_pixels(previous, rep, shape: tuple) -> np.ndarray | None:
     return work if work.shape == (h, w) else None
 
 
-def previous_nodes(previous, rep, shape: tuple, n_segments: int) -> np.ndarray:
+def previous_nodes(previous, rep, shape: tuple, n_segments: int, unrefined: bool = False) -> np.ndarray:
     """Each node's segment in an earlier result: the most common among its working pixels
-    (-1 for a node none of whose pixels has a segment in ``0 .. n_segments - 1``).
+    (-1 for a node none of whose pixels has a segment in ``0 .. n_segments - 1``); with
+    ``unrefined``, of its labels before the pixel refinement (:func:`previous_pixels`).
 
     Parameters
     ----------
@@ -149,7 +161,7 @@ def previous_nodes(previous, rep, shape: tuple, n_segments: int) -> np.ndarray:
         ``previous`` is neither a Segmentation of this image's size nor an integer label
         image of that size.
     """
-    work = previous_pixels(previous, rep, shape)
+    work = previous_pixels(previous, rep, shape, unrefined)
     if work is None:  # a result on another working copy: nothing to keep
         return np.full(rep.n_nodes, -1, np.int64)
     ok = (work >= 0) & (work < n_segments)
@@ -415,7 +427,9 @@ def _step_input(rep, constraints, nc, K, G, previous, shape, rep_p: dict, n_segm
     else:
         parent = None
     prev = previous_nodes(previous, out, shape, n_segments) if previous is not None else None
+    prev_cut = previous_nodes(previous, out, shape, n_segments, unrefined=True) if previous is not None else None
     step = ConstraintStep(n_segments, nc_out, graph=K if G is None else G, parent=parent, previous=prev,
+                          previous_unrefined=prev_cut,
                           appearance=(out.colors, out.sizes), prior_weight=rep_p["rounding_prior"],
                           colouring=rep_p["rounding_colouring"], stability=rep_p["rounding_stability"],
                           looks_weight=rep_p["rounding_looks"], appearance_weight=rep_p["rounding_appearance"],

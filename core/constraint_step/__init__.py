@@ -81,7 +81,8 @@ around them), that result without strokes.
    result (its pixels as they were) where it already honours every stroke and the new
    labels do not cut the image graph better (normalised cut lower by more than
    :data:`~.params.KEEP_SCREEN_MARGIN`): a must-link drawn inside a region the screen
-   already shows as one segment does not redraw the image elsewhere.
+   already shows as one segment does not redraw the image elsewhere. Both cuts are of
+   node-level labels: the screen's as its own step left it, before its pixel refinement.
 
 Chosen by the simulated-user benchmark on the train split (``bench/tune.py``,
 ``bench/results/tuning.md``).

@@ -37,6 +37,10 @@ class ConstraintStep:
         (:func:`core.graph.refine.refine`): the method's node each came from.
     previous : ndarray, shape (n',), int, optional
         Each node's segment in the result shown before this edit, -1 where unknown.
+    previous_unrefined : ndarray, shape (n',), int, optional
+        The same result as the step left it, before its pixel refinement (its node-level
+        labels carried onto these nodes): what :func:`screen_kept` measures its normalised
+        cut on, at the granularity of the new labels. ``previous`` where not given.
     appearance : tuple (colors (n', 3), sizes (n',)), optional
         What the labelled nodes look like (``rounding_looks``, ``rounding_appearance``).
     texture : tuple (features (n', f), sizes (n',)), optional
@@ -63,6 +67,7 @@ class ConstraintStep:
     graph: object
     parent: np.ndarray | None = None
     previous: np.ndarray | None = None
+    previous_unrefined: np.ndarray | None = None
     appearance: tuple | None = None
     prior_weight: float = 0.0
     colouring: str = "auto"
@@ -130,7 +135,11 @@ def screen_kept(labels: np.ndarray, resolution: Resolution, step: ConstraintStep
     each must-link group inside one segment, cannot-linked groups apart, must-links in several
     places in as many segments, no segment under 3% of the nodes), and unless ``labels`` cut
     ``step.graph`` better: their normalised cut (:func:`labels_ncut`) lower than the
-    screen's by more than :data:`~core.constraint_step.params.KEEP_SCREEN_MARGIN`.
+    screen's by more than :data:`~core.constraint_step.params.KEEP_SCREEN_MARGIN`. The
+    screen's cut is that of its labels as its own step left them (``step.previous_unrefined``,
+    before the pixel refinement), so both are node-level labellings: the screen's pixels
+    carried back onto nodes cut more jaggedly (138032: 0.040 against the step's own 0.003),
+    and would lose to almost any new labelling.
 
     Why: a second must-link inside a region the screen already shows as one segment adds
     a stroke group, and the walk from the stroke ends then redraws every reached segment
@@ -148,8 +157,8 @@ def screen_kept(labels: np.ndarray, resolution: Resolution, step: ConstraintStep
     resolution : Resolution
         The strokes as the step settled them (groups, cannot-linked pairs).
     step : ConstraintStep
-        Its ``previous`` (the screen on the same nodes), ``keep_screen``, ``graph`` and
-        ``n_clusters`` are read.
+        Its ``previous`` (the screen on the same nodes), ``previous_unrefined``,
+        ``keep_screen``, ``graph`` and ``n_clusters`` are read.
 
     Returns
     -------
@@ -163,7 +172,17 @@ def screen_kept(labels: np.ndarray, resolution: Resolution, step: ConstraintStep
     if screen_grouping(prev, resolution, step.n_clusters) is None:
         return False
     k, graph = step.n_clusters, step.graph
-    return labels_ncut(graph, prev, k) <= labels_ncut(graph, labels, k) + KEEP_SCREEN_MARGIN
+    return labels_ncut(graph, screen_cut_labels(step), k) <= labels_ncut(graph, labels, k) + KEEP_SCREEN_MARGIN
+
+
+def screen_cut_labels(step: ConstraintStep) -> np.ndarray:
+    """The labelling of the screen whose normalised cut :func:`screen_kept` measures:
+    ``step.previous_unrefined`` (node-level, before the screen's pixel refinement) where it
+    labels every node, else ``step.previous``."""
+    was = step.previous_unrefined
+    if was is None or np.shape(was) != np.shape(step.previous) or (np.asarray(was) < 0).any():
+        return np.asarray(step.previous, np.int64)
+    return np.asarray(was, np.int64)
 
 
 def apply_step(res: SpectralResult, step: ConstraintStep, method_nc, warn: bool = True) -> SpectralResult:
@@ -185,7 +204,9 @@ def apply_step(res: SpectralResult, step: ConstraintStep, method_nc, warn: bool 
     vectors) and labels are carried onto ``step.parent``'s nodes when the step labels split
     nodes. ``res.info`` gains ``overruled`` (strokes not honoured, by index) and
     ``overruled_nodes`` (where the step decided otherwise than the method: what the
-    eigenvector view shows). With ``warn``, strokes not honoured are named in a
+    eigenvector view shows); where the screen is kept (:func:`screen_kept`),
+    ``kept_screen`` (True) and ``kept_unrefined`` (the screen's labelling its cut was
+    measured on, :func:`screen_cut_labels`, which the next edit's comparison reads). With ``warn``, strokes not honoured are named in a
     :class:`~core.errors.ContradictoryConstraintsWarning` (``method_nc``'s own
     contradictions give the reason when the nodes were not split).
     """
@@ -207,6 +228,8 @@ def apply_step(res: SpectralResult, step: ConstraintStep, method_nc, warn: bool 
     if screen_kept(res.labels, resolution, step):
         res.labels = np.asarray(step.previous, np.int64).copy()
         res.info["kept_screen"] = True
+        # what the next edit compares with (numbered as the screen was: the cut ignores numbers)
+        res.info["kept_unrefined"] = screen_cut_labels(step)
         res.info.pop("unreached_from", None)  # it spoke of the labels not shown
     res.info["overruled"] = [k for k, ok in enumerate(resolution.honoured) if not ok]
     res.info["overruled_nodes"] = overruled_nodes(own, res.labels)

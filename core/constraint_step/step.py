@@ -158,6 +158,19 @@ def _collapsed(labels: np.ndarray, stroked: np.ndarray, k: int) -> bool:
     return bool(((share < UNREACHED_MIN_SHARE) & ~held).any())
 
 
+def _node_sizes(appearance, n: int) -> np.ndarray:
+    """Each node's size in pixels from ``appearance`` (colors, sizes); ones without it."""
+    if appearance is not None and len(appearance[1]) == n:
+        return np.asarray(appearance[1], float)
+    return np.ones(n)
+
+
+def _sliver(labels: np.ndarray, k: int, sizes: np.ndarray) -> bool:
+    """A segment under :data:`UNREACHED_MIN_SHARE` of the image (node sizes ``sizes``)."""
+    share = np.bincount(labels, weights=sizes, minlength=k)[:k] / max(float(sizes.sum()), 1e-12)
+    return bool((share < UNREACHED_MIN_SHARE).any())
+
+
 def _auto_rounding(embedding, labels0, nc, n_clusters: int, graph=None, **kw):
     """``colouring='auto'``: both colourings, and the labels of lower normalised cut.
 
@@ -169,7 +182,15 @@ def _auto_rounding(embedding, labels0, nc, n_clusters: int, graph=None, **kw):
     spectral methods relax), so a blob around a cannot-link's end (a small ``vol`` with a
     long border) loses to a region-level result. While no cannot-link is drawn, a result
     with a segment of under :data:`UNREACHED_MIN_SHARE` of the nodes and no stroke in it
-    loses too (must-links alone never shrink a segment to a sliver). Ties go to ``'walk'``.
+    loses too (must-links alone never shrink a segment to a sliver). With a cannot-link at
+    K = 2 (and unless the screen's grouping decided, below), a result with a segment under :data:`UNREACHED_MIN_SHARE` of the image (node sizes
+    from ``appearance``) loses to one without: two segments and a cannot-link between them
+    mean two regions, and a segment that small is the blob around the cannot-link's end
+    (156079: the diver's head, 2.3% of the image, against diver and sea, ARI 0.23 -> 0.47).
+    At K = 3 and more a small segment may be a region of the image (105053: 3.5%), and the
+    normalised cut decides. The price: at K = 2 an object under 3% of the image, cannot-linked
+    to its surroundings, loses to the other colouring when that one holds no sliver. Ties go
+    to ``'walk'``.
     Without a graph (no walk) this is ``'walk'``.
 
     Must-links alone, drawn in several places (two or more groups, no cannot-link): where the
@@ -178,7 +199,10 @@ def _auto_rounding(embedding, labels0, nc, n_clusters: int, graph=None, **kw):
     method's result away from every stroke), the normalised-cut colouring is kept, which
     gives them ``min(K, groups)`` segments: must-links on the bear and on the water at K = 2
     show bears and water, as a person drawing them expects (measured:
-    ``bench/results/tuning.md``, 2026-11-27).
+    ``bench/results/tuning.md``, 2026-11-27). Except at K = 2 when that colouring leaves a
+    segment under :data:`UNREACHED_MIN_SHARE` of the image and the walk's does not: two
+    segments asked are two regions, not one and a sliver around a stroke (ssap on 236017:
+    0.7% of the image).
 
     A stroke the result on screen already honours (:func:`screen_grouping`: every group in
     one segment on screen, cannot-linked groups apart, no blob on screen) keeps the screen's
@@ -196,8 +220,11 @@ def _auto_rounding(embedding, labels0, nc, n_clusters: int, graph=None, **kw):
         return tried[0]
     res = resolve(nc)
     stroked = res.group >= 0
+    sizes = _node_sizes(kw.get("appearance"), len(stroked))
     if not res.apart and res.n_groups >= 2 and \
             len(np.unique(tried[0][0][stroked])) < min(n_clusters, res.n_groups):
+        if n_clusters == 2 and _sliver(tried[1][0], 2, sizes) and not _sliver(tried[0][0], 2, sizes):
+            return tried[0]  # at K = 2, two regions rather than a sliver around one group
         return tried[1]  # must-links in several places, joined by the walk's colouring
     if kw.get("previous") is not None and kw.get("stability", 0) > 0:
         screen = screen_grouping(np.asarray(kw["previous"], np.int64), res, n_clusters)
@@ -205,8 +232,9 @@ def _auto_rounding(embedding, labels0, nc, n_clusters: int, graph=None, **kw):
             same = [_same_grouping(lab, res, screen) for lab, _ in tried]
             if same[0] != same[1]:
                 return tried[0] if same[0] else tried[1]  # the screen already honours the edit
-    scores = [(not res.apart and _collapsed(lab, stroked, n_clusters), labels_ncut(graph, lab, n_clusters))
-              for lab, _ in tried]
+    blob = res.apart and n_clusters == 2  # a cannot-link at K = 2: a sliver is a blob around its end
+    scores = [(_sliver(lab, n_clusters, sizes) if blob else not res.apart and _collapsed(lab, stroked, n_clusters),
+               labels_ncut(graph, lab, n_clusters)) for lab, _ in tried]
     return tried[1] if scores[1] < scores[0] else tried[0]
 
 
