@@ -427,7 +427,9 @@ def _step_input(rep, constraints, nc, K, G, previous, shape, rep_p: dict, n_segm
     else:
         parent = None
     prev = previous_nodes(previous, out, shape, n_segments) if previous is not None else None
-    prev_cut = previous_nodes(previous, out, shape, n_segments, unrefined=True) if previous is not None else None
+    prev_cut = None  # only where the screen's node-level labels differ from its pixels
+    if isinstance(previous, Segmentation) and (previous.refinement is not None or "kept_unrefined" in previous.info):
+        prev_cut = previous_nodes(previous, out, shape, n_segments, unrefined=True)
     step = ConstraintStep(n_segments, nc_out, graph=K if G is None else G, parent=parent, previous=prev,
                           previous_unrefined=prev_cut,
                           appearance=(out.colors, out.sizes), prior_weight=rep_p["rounding_prior"],
