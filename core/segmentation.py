@@ -52,8 +52,8 @@ class Segmentation:
     info : dict
         Method diagnostics (csp: n_feasible, lambda_max, constraint_satisfaction; ssap:
         preference, rounds, n_violated) and the constraint step's (``overruled``,
-        ``overruled_nodes``, ``unreached_from``, ``kept_screen``, ``kept_unrefined``:
-        :func:`core.constraint_step.stage.apply_step`).
+        ``overruled_nodes``, ``unreached_from``, ``kept_screen``, ``kept_unrefined``,
+        ``connected_must_links``: :func:`core.constraint_step.stage.apply_step`).
     honoured : dict of ndarray of bool
         ``'must_link'``, ``'cannot_link'``, ``'blocks'``: whether each of the user's
         constraints holds in the result (see :func:`core.eval.metrics.honoured`).
@@ -437,7 +437,8 @@ def _step_input(rep, constraints, nc, K, G, previous, shape, rep_p: dict, n_segm
                           looks_weight=rep_p["rounding_looks"], appearance_weight=rep_p["rounding_appearance"],
                           texture=_texture(rep, out, parent) if rep_p["rounding_texture"] > 0 else None,
                           texture_weight=rep_p["rounding_texture"],
-                          unconstrained_margin=rep_p["rounding_unconstrained"])
+                          unconstrained_margin=rep_p["rounding_unconstrained"],
+                          connect=rep_p["rounding_connect"])
     return step, out
 
 

@@ -70,6 +70,13 @@ its own.
    ``rounding_texture`` > 0 the walk runs once more, on the graph weakened across nodes a
    texture model fitted on its first labels tells apart (:mod:`.texture`).
 
+4b. **Join** (``rounding_connect``, :mod:`.connect`). Where the labels leave a must-link's
+   two ends in separate pieces of their segment (another segment between them: two blobs,
+   not the region the stroke was drawn in), the cheapest path between the ends on the
+   boundary graph (edge cost ``1 / w``) seeds the walk once more; its labels are kept where
+   their normalised cut is no higher and they hold no new sliver. At K = 2, on labels that
+   replace the screen (step 5 compares the screen with the step's own labels).
+
 What the steps read of the method (:func:`~.stage.unreached_source`): its labels and the
 embedding it clustered; where those labels are one segment, or cut the image graph far worse
 than the method's own result without strokes (normalised cut higher by more than

@@ -70,6 +70,14 @@ ROUNDING_PARAMS = (
               f"graph better (normalised cut lower by more than {KEEP_SCREEN_MARGIN:g}), so a must-link drawn "
               "inside a region the screen already shows does not make the result worse "
               "elsewhere (off: every edit recomputes the labels)."),
+    ParamSpec("rounding_connect", bool, True,
+              "Constrained rounding: where the labels leave a must-link's two ends in separate "
+              "pieces of their segment (another segment between them), the walk runs again from "
+              "the cheapest path between the ends on the image graph, kept when it cuts the "
+              "image no worse and leaves no new sliver, so a must-link across a long or thin "
+              "region brings the region along rather than two blobs around its ends; at K = 2 "
+              "(at K = 3 it cost more than it gave on the training images; off: the walk from "
+              "the ends alone)."),
     ParamSpec("rounding_stability", float, 0.1,
               "Constrained rounding, given the result shown before this edit (segment's "
               "previous): what a group of must-linked stroke ends pays, per node, for leaving "
@@ -85,6 +93,7 @@ COLOURING_TIE_WEIGHT = 0.01  # the embedding's weight against the walk's energy 
 
 NCUT_TIE_WEIGHT = 1e-3  # the embedding's weight against the normalised cut in step 2
 
+CONNECT_MAX_CHANGE = 0.2  # rounding_connect: the share of the image (by pixels) a join may relabel
 SURE_SHARE = 0.5  # step 4: the share of an unreached segment's nodes, most certain first, that seed it
 
 EXACT_GROUPS = 40  # groups coloured by the exact search; more: greedy with local moves

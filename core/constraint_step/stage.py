@@ -10,10 +10,11 @@ import numpy as np
 
 from ..errors import ContradictoryConstraintsWarning
 from ..spectral import SpectralResult, row_normalize
+from .connect import connected_labels
 from .ncut import labels_ncut
 from .params import KEEP_SCREEN_MARGIN
 from .resolve import Resolution
-from .step import constrained_labels, screen_grouping
+from .step import _node_sizes, constrained_labels, screen_grouping
 from .walk import overruled_nodes
 
 @dataclass(frozen=True)
@@ -56,6 +57,12 @@ class ConstraintStep:
     keep_screen : bool
         The edit only added must-links to the strokes of ``previous``, a result of the same
         method and settings, and ``rounding_keep_screen`` is on (see :func:`screen_kept`).
+    connect : bool
+        ``rounding_connect``: where the labels leave a must-link's ends in two pieces of
+        their segment, the walk runs again from the cheapest path between them
+        (:func:`~core.constraint_step.connect.connected_labels`; only with a walk, and at
+        ``n_clusters == 2``: at K = 3 it cost harmful strokes on the training images,
+        ``bench/results/tuning.md``).
     prior_weight, colouring, stability, looks_weight, appearance_weight, texture_weight
         ``rounding_prior``, ``rounding_colouring``, ``rounding_stability``, ``rounding_looks``,
         ``rounding_appearance``, ``rounding_texture``
@@ -79,6 +86,7 @@ class ConstraintStep:
     unconstrained: Callable[[], tuple] | None = None
     unconstrained_margin: float = np.inf
     keep_screen: bool = False
+    connect: bool = False
 
 
 def graph_split(graph, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -206,7 +214,12 @@ def apply_step(res: SpectralResult, step: ConstraintStep, method_nc, warn: bool 
     ``overruled_nodes`` (where the step decided otherwise than the method: what the
     eigenvector view shows); where the screen is kept (:func:`screen_kept`),
     ``kept_screen`` (True) and ``kept_unrefined`` (the screen's labelling its cut was
-    measured on, :func:`screen_cut_labels`, which the next edit's comparison reads). With ``warn``, strokes not honoured are named in a
+    measured on, :func:`screen_cut_labels`, which the next edit's comparison reads); where a
+    must-link's ends were joined through their segment (``step.connect``,
+    :func:`~core.constraint_step.connect.connected_labels`, on labels that replace the
+    screen: a kept screen stays as it was, and the screen is compared with the step's own
+    labels),
+    ``connected_must_links`` (how many were in two pieces). With ``warn``, strokes not honoured are named in a
     :class:`~core.errors.ContradictoryConstraintsWarning` (``method_nc``'s own
     contradictions give the reason when the nodes were not split).
     """
@@ -231,6 +244,11 @@ def apply_step(res: SpectralResult, step: ConstraintStep, method_nc, warn: bool 
         # what the next edit compares with (numbered as the screen was: the cut ignores numbers)
         res.info["kept_unrefined"] = screen_cut_labels(step)
         res.info.pop("unreached_from", None)  # it spoke of the labels not shown
+    elif step.connect and step.n_clusters == 2 and step.graph is not None and step.prior_weight > 0:
+        joined = connected_labels(res.labels, resolution, step.nc, step.graph, step.n_clusters, step.prior_weight,
+                                  step.texture, step.texture_weight, _node_sizes(step.appearance, len(res.labels)))
+        if joined is not None:
+            res.labels, res.info["connected_must_links"] = joined
     res.info["overruled"] = [k for k, ok in enumerate(resolution.honoured) if not ok]
     res.info["overruled_nodes"] = overruled_nodes(own, res.labels)
     if warn and res.info["overruled"]:  # what the final labels do not honour, by name

@@ -28,6 +28,10 @@ def result_line(result, counts: dict, ari: float | None = None, annotator: int |
     elif source == "unconstrained":
         parts.append(f"{result.method} gave a blob around the strokes: the segments no stroke reached "
                      f"follow {result.method} without strokes")
+    joined = (result.info or {}).get("connected_must_links", 0)
+    if joined:
+        parts.append(f"{joined} must-link{'s' if joined > 1 else ''} joined through {'their' if joined > 1 else 'its'} "
+                     "segment (the walk from the ends alone left them in two pieces)")
     if (result.info or {}).get("kept_screen"):
         parts.append("the result on screen already agreed with the new must-link and is kept (the new "
                      "labels cut the image no better)")

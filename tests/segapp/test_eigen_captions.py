@@ -72,3 +72,6 @@ def test_the_status_line_says_when_the_graph_stood_in_for_the_method():
     assert "blob" not in result_line(result({}), counts)
     assert "is kept" in result_line(result({"kept_screen": True}), counts)
     assert "is kept" not in result_line(result({}), counts)
+    assert "1 must-link joined through its segment" in result_line(result({"connected_must_links": 1}), counts)
+    assert "2 must-links joined" in result_line(result({"connected_must_links": 2}), counts)
+    assert "joined" not in result_line(result({}), counts)
