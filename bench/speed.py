@@ -10,7 +10,8 @@ is loaded, ``core.prepare``d, segmented without constraints (**first result**: l
 superpixels, affinity, factorisations and the first labels, from a cold cache), then
 re-segmented after each of a sequence of strokes (**per stroke**: median and p90 of
 ``core.segment`` on the prepared image, constraints growing one stroke at a time, the
-previous result passed along as the window does, at K = 2 and K = 3). Strokes join two random pixels of the K largest ground-truth segments: must-link
+previous result passed along as the window does, at K = 2 and K = 3), with the worker's
+thread limit (at most cores - 1 BLAS and OpenMP threads). Strokes join two random pixels of the K largest ground-truth segments: must-link
 within one, cannot-link across. The random walker (mode ``cg_mg``) runs in its own process on
 the same image with seeds at the same stroke endpoints, labelled with their true segment,
 one call per stroke; **suggestion**: ``core.suggest`` on each result (the worker sends its
@@ -98,6 +99,10 @@ def child(image_path: str, gt_path: str, what: str, n: int) -> dict:
     from segapp import core
 
     warnings.simplefilter("ignore")
+    if what != "random_walker":  # the worker's thread limit (the random walker keeps every core)
+        from segapp.worker.process import leave_a_core_to_the_window
+
+        leave_a_core_to_the_window()
     tiny = np.zeros((48, 48, 3))
     tiny[:, 24:] = 1.0
     core.segment(tiny, core.Constraints([(2, 2, 40, 40)]), max_nodes=64)  # imports, as the worker warms up
@@ -140,6 +145,9 @@ def session_child(image_path: str, gt_path: str, what: str, n: int) -> dict:
     from segapp import core
 
     warnings.simplefilter("ignore")
+    from segapp.worker.process import leave_a_core_to_the_window
+
+    leave_a_core_to_the_window()
     img = core.load_image(image_path)
     tg = targets(gt_path, img.shape[:2])
     prep = core.prepare(img, method=what)

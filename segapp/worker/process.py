@@ -37,7 +37,7 @@ def serve(inbox, outbox, background: bool = False) -> int:
     if hasattr(signal, "SIGINT"):
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C in the terminal is the window's
     threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
-    _leave_a_core_to_the_window()
+    leave_a_core_to_the_window()
     if background:
         _yield_to_the_window()
     import numpy as np
@@ -91,9 +91,10 @@ def _yield_to_the_window() -> None:
         pass
 
 
-def _leave_a_core_to_the_window() -> None:
+def leave_a_core_to_the_window() -> None:
     """At most (cores - 1) BLAS threads here: on a 2-core machine a computation that takes
-    both cores starves the GUI thread (wall-clock stalls twice its own work)."""
+    both cores starves the GUI thread (wall-clock stalls twice its own work). Also called by
+    ``bench/speed.py``, whose processes stand for this worker."""
     try:
         from threadpoolctl import threadpool_limits  # scikit-learn's own dependency
     except ImportError:
