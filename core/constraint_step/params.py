@@ -93,7 +93,7 @@ COLOURING_TIE_WEIGHT = 0.01  # the embedding's weight against the walk's energy 
 
 NCUT_TIE_WEIGHT = 1e-3  # the embedding's weight against the normalised cut in step 2
 
-CONNECT_MAX_CHANGE = 0.2  # rounding_connect: the share of the image (by pixels) a join may relabel
+CONNECT_MAX_CHANGE = 0.3  # rounding_connect: the share of the image (by pixels) a join may relabel (0.2 until the sixteenth session, tuning.md)
 SURE_SHARE = 0.5  # step 4: the share of an unreached segment's nodes, most certain first, that seed it
 
 EXACT_GROUPS = 40  # groups coloured by the exact search; more: greedy with local moves
