@@ -14,8 +14,8 @@ previous result passed along as the window does, at K = 2 and K = 3), with the w
 thread limit (at most cores - 1 BLAS and OpenMP threads). Strokes join two random pixels of the K largest ground-truth segments: must-link
 within one, cannot-link across. The random walker (mode ``cg_mg``) runs in its own process on
 the same image with seeds at the same stroke endpoints, labelled with their true segment,
-one call per stroke; **suggestion**: ``core.suggest`` on each result (the worker sends its
-best with every result); **ratio** = its median over the method's (K = 2 and 3 pooled). **Peak
+one call per stroke; **suggestion**: ``core.suggest`` on each result (the worker computes its
+best for every result once the result is sent); **ratio** = its median over the method's (K = 2 and 3 pooled). **Peak
 memory** is the process's peak resident size (image included). **Long session**
 (``--session N``, default 100; 0 skips it): at 481x321 and K = 2, one process per method
 draws N strokes of the same kind one after another, the result passed along; the table gives

@@ -255,6 +255,10 @@ class Canvas(pg.GraphicsLayoutWidget):
         self.layer.set_honoured(result.honoured)
         self.ghost.show(getattr(result, "suggestion", None), self._colors)
 
+    def show_suggestion(self, suggestion) -> None:
+        """The ghost of the shown result's suggested next stroke (it arrives after the result)."""
+        self.ghost.show(suggestion, self._colors)
+
     def refresh_overlay(self) -> None:
         if self._node_labels is None:
             self.overlay_item.clear()

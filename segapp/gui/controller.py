@@ -63,6 +63,7 @@ class Controller(QObject):
         self.preview.paused.connect(lambda text: self.statusChanged.emit(text, "", False))
         r = self.runner
         r.finished.connect(self._on_result)
+        r.suggested.connect(model.set_suggestion)
         r.failed.connect(lambda rid, msg: (self.load.answered(rid), self.error(msg)))
         r.progress.connect(self.clock.start)
         r.progressOf.connect(self.load.worker_says)

@@ -188,6 +188,7 @@ class MainWindow(QMainWindow):
         m.itemRemoved.connect(canvas.layer.remove)
         m.constraintsReset.connect(lambda: canvas.layer.reset(m.snapshot()))
         self.side.legend.coloured.connect(canvas.show_result)
+        m.suggestionChanged.connect(canvas.show_suggestion)
         canvas.ghost.namer = self.side.legend.name_of
         self.side.legend.coloured.connect(lambda *_: self.compare.follow_colours(self.side.legend.colours))
         self.side.legend.coloured.connect(self.compare.show_main)

@@ -14,7 +14,9 @@ On by default; View → Preview while drawing turns it off (kept in the settings
 itself for an image where previews take longer than :data:`SLOW_S` (median of the last
 :data:`SAMPLES`; the machine does not
 keep up there: a 12-megapixel photo), says so once in the status bar and stops its worker
-(made again for the next image).
+(made again for the next image). Requests sent before the worker's first answer for an image
+are not timed: they waited for it to prepare the image (its graph, once per image), not for
+previews.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ class Preview(QObject):
         self._paused_token = None
         self.count = 0  # previews shown since start (benchmarks read it)
         self._took: list = []  # the last previews' round trips (s)
+        self._prepared_after = None  # requests up to this id waited for the image's preparation
         model.imageChanged.connect(self._on_image)
 
     @property
@@ -75,6 +78,7 @@ class Preview(QObject):
         drag is previewed without waiting for a worker to start."""
         self._rids.clear()
         self._took = []
+        self._prepared_after = None
         m = self.model
         if self.enabled and m.image is not None:
             self.runner.set_image(m.image_token, m.image)
@@ -123,6 +127,7 @@ class Preview(QObject):
         if self._sent != m.image_token:
             runner.set_image(m.image_token, m.image)
             self._sent = m.image_token
+            self._prepared_after = None
         rid = runner.request(m.image_token, items[Kind.MUST_LINK], items[Kind.CANNOT_LINK],
                              items[Kind.BLOCK], m.method, m.n_segments, {**m.params, **PREVIEW_PARAMS},
                              order=order, suggest=False)  # the ghost waits for the committed result
@@ -136,7 +141,11 @@ class Preview(QObject):
         the image changed), and pause previews for the image if it came too slowly."""
         if rid not in self._rids or self.model.image_token != self._sent:
             return
-        self._took.append(time.perf_counter() - self._rids.pop(rid))
+        if self._prepared_after is None:  # the first answer: everything sent so far waited for the preparation
+            self._prepared_after = max(self._rids)
+        sent_at = self._rids.pop(rid)
+        if rid > self._prepared_after:
+            self._took.append(time.perf_counter() - sent_at)
         del self._took[:-SAMPLES]
         slow = len(self._took) == SAMPLES and float(np.median(self._took)) > SLOW_S
         if slow and self._paused_token != self.model.image_token:

@@ -4,7 +4,9 @@ One thread calls the blocking :class:`~segapp.worker.client.WorkerClient`: jobs 
 "hold this image" or "export" run in order; segmentation requests coalesce, so while one
 runs only the newest waits, and a result is shown only if its request is still the newest.
 Node maps arrive once per representation and are cached here; every result leaves this
-module with its node map filled in and its arrays read-only.
+module with its node map filled in and its arrays read-only. The suggested next stroke of a
+result is asked for once the result is on its way to the window (and only while no newer
+request waits), so the canvas shows the result without waiting for it.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ class SegmentRunner(QObject):
 
     finished(rid, SegmentResult) : the result of the newest request only
     failed(rid, message) : the newest request failed (an older one's failure is dropped)
+    suggested(rid, suggestion) : the suggested next stroke of result ``rid``
+        (:attr:`~segapp.worker.results.SegmentResult.suggestion`), after its ``finished``
     progress(text) : what the worker is preparing now
     progressOf(rid, text) : the same, with the id of the request it is for
     busyChanged(bool)
@@ -38,6 +42,7 @@ class SegmentRunner(QObject):
 
     finished = Signal(int, object)
     failed = Signal(int, str)
+    suggested = Signal(int, object)
     progress = Signal(str)
     progressOf = Signal(int, str)
     busyChanged = Signal(bool)
@@ -143,11 +148,14 @@ class SegmentRunner(QObject):
                 else:
                     job, req, self._pending = None, self._pending, None
                 self._running = True
-            done = self._segment(req) if req is not None else self._run_task(*job)
+            done, ok = self._segment(req) if req is not None else (self._run_task(*job), False)
+            follow = ok and req.suggest
             with self._cond:
-                self._running = False
                 self._undelivered += 1
+                self._running = follow  # busy until the suggestion is delivered too
             _send(self._deliver, done)
+            if follow:
+                self._suggest(req.rid)
 
     def _run_task(self, name, fn):
         try:
@@ -164,9 +172,26 @@ class SegmentRunner(QObject):
                                                                            _send(self.progressOf, req.rid, text)))
         except Exception as e:  # noqa: BLE001
             message = str(e)
-            return lambda: self._on_segmented(req.rid, None, message)
+            return (lambda: self._on_segmented(req.rid, None, message)), False
         res = dataclasses.replace(res, node_map=self._map_of(res)).freeze()
-        return lambda: self._on_segmented(req.rid, res, "")
+        return (lambda: self._on_segmented(req.rid, res, "")), True
+
+    def _suggest(self, rid: int) -> None:
+        """Ask the worker for result ``rid``'s suggestion and deliver it (``suggested``),
+        unless a newer request already waits (its result will have its own)."""
+        with self._cond:
+            if self._pending is not None or self._stop:
+                self._running = False
+                return
+        try:
+            _, suggestion = self.client.call(Op.SUGGEST, rid)
+            then = lambda: self.suggested.emit(rid, suggestion)  # noqa: E731
+        except Exception:  # noqa: BLE001 - no ghost then; the result itself is shown
+            then = lambda: None  # noqa: E731 - delivered all the same: the runner is idle now
+        with self._cond:
+            self._undelivered += 1
+            self._running = False
+        _send(self._deliver, then)
 
     def _map_of(self, res) -> NodeMap:
         """The map of ``res.map_key``: the base map from the cache (or as sent), cut where

@@ -12,6 +12,8 @@ the decoded data.
 
 from __future__ import annotations
 
+import dataclasses
+
 import itertools
 from pathlib import Path
 
@@ -44,6 +46,8 @@ class SessionModel(QObject):
     settingsChanged() : method, segments or any parameter
     groundTruthChanged() : segmentations or the chosen annotator
     resultChanged(SegmentResult), errorOccurred(message)
+    suggestionChanged(suggestion) : the shown result's suggested next stroke arrived
+        (:attr:`~segapp.worker.results.SegmentResult.suggestion`; it follows the result)
     constraintsSaved(image_path) : that image's constraints were written to a file
 
     Each image opened in the session keeps its constraints and undo stack (``undo`` is the
@@ -61,6 +65,7 @@ class SessionModel(QObject):
     settingsChanged = Signal()
     groundTruthChanged = Signal()
     resultChanged = Signal(object)
+    suggestionChanged = Signal(object)
     errorOccurred = Signal(str)
     constraintsSaved = Signal(str)
 
@@ -298,3 +303,10 @@ class SessionModel(QObject):
     def set_result(self, result) -> None:
         self.result = result
         self.resultChanged.emit(result)
+
+    def set_suggestion(self, rid: int, suggestion) -> None:
+        """The suggested next stroke of result ``rid``, kept on it if it is still the shown one."""
+        if self.result is None or self.result.rid != rid:
+            return  # a newer result is shown: its own suggestion follows it
+        self.result = dataclasses.replace(self.result, suggestion=suggestion)  # results are frozen
+        self.suggestionChanged.emit(suggestion)

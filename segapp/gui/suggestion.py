@@ -1,7 +1,9 @@
 """The suggested next stroke, drawn as a ghost on the canvas, and how a person answers it.
 
-The worker sends, with every result, where a stroke would help most
-(:attr:`~segapp.worker.results.SegmentResult.suggestion`, from :func:`core.suggest`): a
+The worker computes, for every result once it is sent (the window's runner asks with
+``Op.SUGGEST``; the model's ``suggestionChanged`` brings it to the canvas), where a stroke
+would help most (:attr:`~segapp.worker.results.SegmentResult.suggestion`, from
+:func:`core.suggest`): a
 point at the centre of the least certain region and, per segment, its surest point. The
 ghost is a dashed ring at the point with a faint dashed line to each segment's surest point
 in that segment's colour. Clicking the ring opens a menu that says the answer in the terms

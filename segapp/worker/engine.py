@@ -36,6 +36,7 @@ class Engine:
         self.ground_truth: np.ndarray | None = None
         self.gt_token: int | None = None
         self._recent: OrderedDict[int, core.Segmentation] = OrderedDict()
+        self._cons: dict[int, core.Constraints] = {}  # the constraints of each result in _recent
         self._maps: dict[int, NodeMap] = {}  # id(representation) -> its NodeMap (the rep is kept alive)
         self._reps: dict[int, object] = {}
         self._prepared: dict = {}  # settings already prepared -> node count of their last result
@@ -58,6 +59,7 @@ class Engine:
         self.token, self.image = token, image
         self.prepared = core.Prepared(image)
         self._recent.clear()
+        self._cons.clear()
         self._prepared.clear()
 
     def set_ground_truth(self, token: int, ground_truth: np.ndarray | None) -> None:
@@ -108,9 +110,10 @@ class Engine:
             seg = core.segment(self.prepared, cons, method=req.method, n_segments=req.n_segments,
                                previous=shown, **req.params)
         self._recent[req.rid] = seg
+        self._cons[req.rid] = cons
         self._prepared[self._key(req)] = seg.params["n_nodes"]
         while len(self._recent) > KEEP_RESULTS:
-            self._recent.popitem(last=False)
+            self._cons.pop(self._recent.popitem(last=False)[0], None)
         ref = seg.refinement
         nm = self._node_map(seg.representation if ref is None else ref.base)
         map_key, refine = nm.key, None
@@ -127,7 +130,7 @@ class Engine:
             warnings=tuple(seg.warnings), info=_plain(seg.info), params=_plain(seg.params),
             seconds=seg.seconds, n_nodes=seg.params["n_nodes"], map_key=map_key,
             node_map=None if nm.key in req.have_maps else nm, ari=self._ari(seg), ari_token=self.gt_token,
-            base_key=nm.key, refine=refine, suggestion=_suggestion(seg, cons) if req.suggest else None)
+            base_key=nm.key, refine=refine)
 
     def cache_builds(self) -> dict:
         """How often each stroke-independent part was computed for the held image, summed
@@ -137,6 +140,14 @@ class Engine:
             for kind, count in rep.cache.builds.items():
                 total[kind] = total.get(kind, 0) + count
         return total
+
+    def suggestion(self, rid: int) -> tuple:
+        """``(rid, suggestion)``: where a stroke would help result ``rid`` most,
+        ``(point, segment, anchors)`` (:func:`core.suggest`), or None (every node certain,
+        or the result no longer held). Asked for once the result is sent, so the result is
+        on screen before it is computed."""
+        seg = self._recent.get(rid)
+        return rid, None if seg is None else _suggestion(seg, self._cons[rid])
 
     def score(self, rid: int) -> tuple:
         """``(rid, ground-truth token, ARI or None)`` of result ``rid`` against the ground truth."""

@@ -17,6 +17,7 @@ class Op(str, Enum):
     GROUND_TRUTH = "ground_truth"    # token, label image or None
     SEGMENT = "segment"              # SegmentRequest
     SCORE = "score"                  # request id
+    SUGGEST = "suggest"              # request id: the suggested next stroke of that result
     EXPORT = "export"                # kind, path, request id, opacity, boundaries only
     READ_CONSTRAINTS = "read_constraints"  # path, image shape
     DIAGNOSTICS = "diagnostics"
@@ -40,5 +41,5 @@ class Reply(str, Enum):
 
 # The Engine method behind each request that maps one to one (IMAGE, SEGMENT and DIAGNOSTICS
 # are handled by the serving loop itself).
-ENGINE_METHOD = {Op.GROUND_TRUTH: "set_ground_truth", Op.SCORE: "score", Op.EXPORT: "export",
+ENGINE_METHOD = {Op.GROUND_TRUTH: "set_ground_truth", Op.SCORE: "score", Op.SUGGEST: "suggestion", Op.EXPORT: "export",
                  Op.READ_CONSTRAINTS: "read_constraints"}

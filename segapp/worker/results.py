@@ -80,7 +80,9 @@ class SegmentRequest:
         ``core.segment(previous=...)`` so earlier strokes keep their segments (None, or a
         result no longer kept: the call stands alone).
     suggest : bool
-        Send the suggested next stroke with the result (a preview does without it).
+        The window asks for the suggested next stroke once the result is on its way
+        (``Op.SUGGEST``, a call of its own: the result is not kept waiting for it); a preview
+        does without it.
     """
 
     rid: int
@@ -142,7 +144,8 @@ class SegmentResult:
     suggestion : tuple or None
         Where the next stroke would help most (:func:`core.suggest`): ``(point,
         segment, anchors)``, full-image ``(row, col)`` pixels (``anchors`` per segment, None
-        for an empty one); None when every node is certain.
+        for an empty one); None when every node is certain, and until the window's own
+        ``Op.SUGGEST`` call for this result answers (the window's runner then sets it).
     """
 
     rid: int

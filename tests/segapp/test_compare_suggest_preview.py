@@ -9,7 +9,7 @@ from segapp.core.constraints import Kind
 from segapp.gui.canvas import MUST
 from PySide6.QtCore import QEvent
 
-from tests.probe import _send, click, pixel_to_viewport, stroke_events
+from tests.probe import _send, click, drag, pixel_to_viewport, stroke_events
 
 from .conftest import RESULT_TIMEOUT_MS, draw, settle
 
@@ -27,6 +27,21 @@ def test_every_result_carries_a_suggestion_the_canvas_shows_and_g_hides(qtbot, w
     assert not ghost.visible and len(ghost.ring.data) == 0
     qtbot.keyClick(window.canvas, Qt.Key_G)
     assert ghost.visible and len(ghost.ring.data) == 1
+
+
+def test_a_stroke_shows_its_result_first_and_the_ghost_follows(qtbot, window):
+    """The result of a stroke reaches the canvas without its suggestion (computed after it
+    was sent); the suggestion then arrives for that result and the ghost shows it."""
+    seen = []
+    window.model.resultChanged.connect(lambda res: seen.append(res.suggestion))
+    window.canvas.view.tool = MUST
+    with qtbot.waitSignals([window.model.resultChanged, window.model.suggestionChanged], order="strict",
+                           timeout=RESULT_TIMEOUT_MS):
+        drag(window.canvas, 30, 40, 120, 200)
+    settle(qtbot, window)
+    res = window.model.result
+    assert seen[-1] is None and res.suggestion is not None
+    assert window.canvas.ghost.suggestion == res.suggestion and len(window.canvas.ghost.ring.data) == 1
 
 
 def test_answering_the_suggestion_is_an_undoable_stroke(qtbot, window):
@@ -155,6 +170,45 @@ def test_compare_tiles_show_each_methods_ari_when_a_ground_truth_is_open(qtbot, 
     qtbot.waitUntil(lambda: all("ARI" in t.caption.text() and t.ari is not None for t in cmp.tiles.values()),
                     timeout=RESULT_TIMEOUT_MS)  # the current method's tile: the window's own score
     settle(qtbot, window)
+
+
+def test_previews_waiting_for_the_images_preparation_are_not_timed(qtbot):
+    """The pause reads previews' own round trips: requests sent before the worker's first
+    answer for an image waited for its graph to be prepared, and a small image whose first
+    drag waited seconds for that is not paused (it was, now and then, in bench/gui_latency)."""
+    from PySide6.QtCore import QObject, Signal
+
+    from segapp.gui import preview
+
+    class Model(QObject):
+        imageChanged = Signal()
+        image, image_token = None, 1
+
+    class Runner(QObject):
+        finished = Signal(int, object)
+
+        def shutdown(self):
+            pass
+
+    pre = preview.Preview(Model(), runner=Runner())
+    pre.runner  # connects its finished signal
+    pre._sent = 1
+    said = []
+    pre.paused.connect(said.append)
+    now = preview.time.perf_counter()
+    for rid in range(1, 8):  # seven moves while the worker prepares the image
+        pre._rids[rid] = now - 3.0 + 0.1 * rid
+    for rid in (1, 4, 7):  # the answers that come once it is prepared, each having waited 2-3 s
+        pre._on_result(rid, object())
+    assert pre._took == [] and pre._prepared_after == 7 and not said and pre.count == 3
+    for rid in range(8, 8 + preview.SAMPLES):  # the previews themselves: fast
+        pre._rids[rid] = preview.time.perf_counter()
+        pre._on_result(rid, object())
+    assert len(pre._took) == preview.SAMPLES and max(pre._took) < preview.SLOW_S and not said
+    for rid in range(20, 20 + preview.SAMPLES):  # slow previews still pause it
+        pre._rids[rid] = preview.time.perf_counter() - 2 * preview.SLOW_S
+        pre._on_result(rid, object())
+    assert said and "paused" in said[0]
 
 
 def test_previews_pause_where_the_machine_does_not_keep_up(qtbot, window, monkeypatch):

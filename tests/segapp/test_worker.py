@@ -223,6 +223,29 @@ def test_the_engine_builds_the_affinity_once_for_many_strokes():
     assert engine.cache_builds()["affinity"] == 1  # counted for the held image only
 
 
+def test_the_suggestion_is_its_own_call_after_the_result():
+    """A segment request answers without the suggested next stroke (the result is not kept
+    waiting for it); ``Op.SUGGEST`` with its id then gives core.suggest's best for exactly
+    that result and those strokes, and None for a result no longer held."""
+    from segapp.core.suggestion import suggest
+    from segapp.worker.engine import KEEP_RESULTS, Engine
+
+    engine = Engine()
+    image = core.load_image(DEMO_IMAGE)
+    engine.set_image(7, image)
+    links = ((40, 60, 40, 300, 1.0),)
+    res = engine.segment(SegmentRequest(1, 7, links, (), (), "e2cp", 2, {}))
+    assert res.suggestion is None
+    rid, got = engine.suggestion(1)
+    best = suggest(engine._recent[1], core.Constraints(must_link=links))[0]
+    assert rid == 1 and got == (best.point, best.segment, best.anchors)
+    (r, c), own, anchors = got
+    assert 0 <= r < image.shape[0] and 0 <= c < image.shape[1] and 0 <= own < 2 and len(anchors) == 2
+    for k in range(2, KEEP_RESULTS + 2):  # the first result drops out of the ones held
+        engine.segment(SegmentRequest(k, 7, links, (), (), "e2cp", 2, {}))
+    assert engine.suggestion(1) == (1, None) and engine.suggestion(k)[1] is not None
+
+
 def test_the_engine_passes_the_result_on_screen_as_previous(monkeypatch):
     """A request naming the result on screen (SegmentRequest.previous) is segmented with
     core.segment(previous=that result); an id the engine no longer holds means no previous."""
