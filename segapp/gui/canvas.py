@@ -182,6 +182,7 @@ class Canvas(pg.GraphicsLayoutWidget):
         self.boundaries_only = False
         self.shape = None
         self._node_labels = None  # segment of every node of the shown result
+        self._shown_rid = None  # request id of the result (or preview) on the canvas
         self._painter = None  # paint.OverlayPainter of its node map
         self._painter_key = None
         self._painters = OrderedDict()  # the last few maps' painters (previews and results alternate)
@@ -249,15 +250,18 @@ class Canvas(pg.GraphicsLayoutWidget):
             self._painters.move_to_end(nm.key)
             self._painter, self._painter_key = self._painters[nm.key], nm.key
         self._node_labels = result.node_labels
+        self._shown_rid = result.rid
         h, w = nm.extent
         self._rect = QRectF(0, 0, w, h)
         self.refresh_overlay()
         self.layer.set_honoured(result.honoured)
         self.ghost.show(getattr(result, "suggestion", None), self._colors)
 
-    def show_suggestion(self, suggestion) -> None:
-        """The ghost of the shown result's suggested next stroke (it arrives after the result)."""
-        self.ghost.show(suggestion, self._colors)
+    def show_suggestion(self, rid: int, suggestion) -> None:
+        """The ghost of result ``rid``'s suggested next stroke (it arrives after the result),
+        if that result is the one on the canvas (not a preview drawn since)."""
+        if rid == self._shown_rid:
+            self.ghost.show(suggestion, self._colors)
 
     def refresh_overlay(self) -> None:
         if self._node_labels is None:

@@ -70,6 +70,7 @@ class SegmentRunner(QObject):
         self._running = False
         self._undelivered = 0  # answers emitted by the thread, not yet handled on the GUI thread
         self._stop = False
+        self._asked_again = None  # the request asked again after the worker stopped during its suggestion
         self._maps: OrderedDict = OrderedDict()  # only touched by the thread
         self._deliver.connect(self._on_deliver)
         self._thread = threading.Thread(target=self._serve, name="segapp-runner", daemon=True)
@@ -155,7 +156,7 @@ class SegmentRunner(QObject):
                 self._running = follow  # busy until the suggestion is delivered too
             _send(self._deliver, done)
             if follow:
-                self._suggest(req.rid)
+                self._suggest(req)
 
     def _run_task(self, name, fn):
         try:
@@ -176,19 +177,28 @@ class SegmentRunner(QObject):
         res = dataclasses.replace(res, node_map=self._map_of(res)).freeze()
         return (lambda: self._on_segmented(req.rid, res, "")), True
 
-    def _suggest(self, rid: int) -> None:
-        """Ask the worker for result ``rid``'s suggestion and deliver it (``suggested``),
-        unless a newer request already waits (its result will have its own)."""
+    def _suggest(self, req: SegmentRequest) -> None:
+        """Ask the worker for the suggestion of ``req``'s result and deliver it
+        (``suggested``, only while ``req`` is the newest request), unless a newer request
+        already waits (its result will have its own). A worker that stopped meanwhile (and
+        was restarted, or not) no longer holds the result the next stroke builds on:
+        ``req`` is asked again (once), as a stroke would be."""
+        rid = req.rid
         with self._cond:
             if self._pending is not None or self._stop:
                 self._running = False
                 return
+        restarts = self.client.restarts
         try:
             _, suggestion = self.client.call(Op.SUGGEST, rid)
-            then = lambda: self.suggested.emit(rid, suggestion)  # noqa: E731
+            lost = self.client.restarts != restarts
         except Exception:  # noqa: BLE001 - no ghost then; the result itself is shown
-            then = lambda: None  # noqa: E731 - delivered all the same: the runner is idle now
+            suggestion, lost = None, True
+        then = lambda: self.suggested.emit(rid, suggestion) if rid == self.latest else None  # noqa: E731
         with self._cond:
+            if lost and not self._stop and self._pending is None and rid != self._asked_again:
+                self._asked_again, self._pending = rid, req  # served next, as a new stroke's request
+                self._cond.notify()
             self._undelivered += 1
             self._running = False
         _send(self._deliver, then)

@@ -46,7 +46,7 @@ class SessionModel(QObject):
     settingsChanged() : method, segments or any parameter
     groundTruthChanged() : segmentations or the chosen annotator
     resultChanged(SegmentResult), errorOccurred(message)
-    suggestionChanged(suggestion) : the shown result's suggested next stroke arrived
+    suggestionChanged(rid, suggestion) : the suggested next stroke of the shown result ``rid`` arrived
         (:attr:`~segapp.worker.results.SegmentResult.suggestion`; it follows the result)
     constraintsSaved(image_path) : that image's constraints were written to a file
 
@@ -65,7 +65,7 @@ class SessionModel(QObject):
     settingsChanged = Signal()
     groundTruthChanged = Signal()
     resultChanged = Signal(object)
-    suggestionChanged = Signal(object)
+    suggestionChanged = Signal(int, object)
     errorOccurred = Signal(str)
     constraintsSaved = Signal(str)
 
@@ -309,4 +309,4 @@ class SessionModel(QObject):
         if self.result is None or self.result.rid != rid:
             return  # a newer result is shown: its own suggestion follows it
         self.result = dataclasses.replace(self.result, suggestion=suggestion)  # results are frozen
-        self.suggestionChanged.emit(suggestion)
+        self.suggestionChanged.emit(rid, suggestion)

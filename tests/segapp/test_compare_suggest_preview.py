@@ -42,6 +42,8 @@ def test_a_stroke_shows_its_result_first_and_the_ghost_follows(qtbot, window):
     res = window.model.result
     assert seen[-1] is None and res.suggestion is not None
     assert window.canvas.ghost.suggestion == res.suggestion and len(window.canvas.ghost.ring.data) == 1
+    window.canvas.show_suggestion(res.rid + 1000, ((0, 0), 0, [None, None]))  # of a result not on the canvas
+    assert window.canvas.ghost.suggestion == res.suggestion  # (a preview drawn since: no ghost over it)
 
 
 def test_answering_the_suggestion_is_an_undoable_stroke(qtbot, window):

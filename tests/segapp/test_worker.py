@@ -106,6 +106,33 @@ def test_worker_killed_while_busy_restarts_and_the_request_is_retried(qtbot):
     window.close()
 
 
+def test_worker_killed_during_the_suggestion_asks_for_the_result_again(qtbot):
+    """The suggestion is a call of its own after the result: a worker that dies during it
+    is restarted without the result the next stroke builds on, so the stroke's request is
+    asked again (once) and its result and ghost come from the new worker."""
+    window = make_window(qtbot)
+    client = window.runner.client
+    real_call, killed, asked = client.call, [], []
+
+    def call(op, *args, **kwargs):  # the runner thread's calls
+        if op == Op.SUGGEST and not killed:
+            killed.append(client.pid)
+            os.kill(client.pid, signal.SIGKILL)
+        if op == Op.SEGMENT:
+            asked.append(args[0].rid)
+        return real_call(op, *args, **kwargs)
+
+    client.call = call
+    draw(qtbot, window, MUST, 40, 60, 40, 300)
+    assert killed and client.restarts == 1 and client.pid != killed[0]
+    rid = window.runner.latest
+    assert asked[-2:] == [rid, rid]  # the stroke's request, and once more for the new worker
+    res = window.model.result
+    assert res.rid == rid and res.honoured["must_link"].shape == (1,) and res.suggestion is not None
+    assert window.canvas.ghost.suggestion == res.suggestion and "⚠" not in window.status.text()
+    window.close()
+
+
 def _alive(pid: int) -> bool:
     try:
         return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
