@@ -14,9 +14,9 @@ On by default; View → Preview while drawing turns it off (kept in the settings
 itself for an image where previews take longer than :data:`SLOW_S` (median of the last
 :data:`SAMPLES`; the machine does not
 keep up there: a 12-megapixel photo), says so once in the status bar and stops its worker
-(made again for the next image). Requests sent before the worker's first answer for an image
-are not timed: they waited for it to prepare the image (its graph, once per image), not for
-previews.
+(made again for the next image). Requests sent before the worker's first answer for an image,
+or for new settings (method, segments, parameters), are not timed: they waited for it to
+prepare the image's graph or the method's stroke-independent parts, not for previews.
 """
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ class Preview(QObject):
         self._took: list = []  # the last previews' round trips (s)
         self._prepared_after = None  # requests up to this id waited for the image's preparation
         model.imageChanged.connect(self._on_image)
+        model.settingsChanged.connect(self._on_settings)
 
     @property
     def runner(self):
@@ -83,6 +84,11 @@ class Preview(QObject):
         if self.enabled and m.image is not None:
             self.runner.set_image(m.image_token, m.image)
             self._sent = m.image_token
+
+    def _on_settings(self) -> None:
+        """New settings: the worker prepares their graph or factorisations on the next
+        request, which is not timed (nor any sent before its answer)."""
+        self._prepared_after = None
 
     def set_enabled(self, on: bool) -> None:
         self.enabled = bool(on)

@@ -184,6 +184,7 @@ def test_previews_waiting_for_the_images_preparation_are_not_timed(qtbot):
 
     class Model(QObject):
         imageChanged = Signal()
+        settingsChanged = Signal()
         image, image_token = None, 1
 
     class Runner(QObject):
@@ -207,6 +208,12 @@ def test_previews_waiting_for_the_images_preparation_are_not_timed(qtbot):
         pre._rids[rid] = preview.time.perf_counter()
         pre._on_result(rid, object())
     assert len(pre._took) == preview.SAMPLES and max(pre._took) < preview.SLOW_S and not said
+    pre.model.settingsChanged.emit()  # another method: the worker prepares its parts again
+    for rid in range(13, 16):  # sent while it prepares
+        pre._rids[rid] = preview.time.perf_counter() - 3.0
+    for rid in range(13, 16):
+        pre._on_result(rid, object())
+    assert max(pre._took) < preview.SLOW_S and not said and pre._prepared_after == 15
     for rid in range(20, 20 + preview.SAMPLES):  # slow previews still pause it
         pre._rids[rid] = preview.time.perf_counter() - 2 * preview.SLOW_S
         pre._on_result(rid, object())
