@@ -13,7 +13,6 @@ the decoded data.
 from __future__ import annotations
 
 import dataclasses
-
 import itertools
 from pathlib import Path
 

@@ -145,7 +145,8 @@ class SegmentResult:
         Where the next stroke would help most (:func:`core.suggest`): ``(point,
         segment, anchors)``, full-image ``(row, col)`` pixels (``anchors`` per segment, None
         for an empty one); None when every node is certain, and until the window's own
-        ``Op.SUGGEST`` call for this result answers (the window's runner then sets it).
+        ``Op.SUGGEST`` call for this result answers (the session model then holds a copy with it,
+        :meth:`~segapp.gui.session.SessionModel.set_suggestion`).
     """
 
     rid: int
