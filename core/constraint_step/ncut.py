@@ -113,7 +113,7 @@ def _single_moves(colour, C, vol, deg, ap, need: int, k: int, w, wl, total: floa
     looks = looks_weight > 0
     if looks:
         Wc, Sc = X.T @ w, X.T @ wl
-    ks, eye = np.arange(k), np.eye(k)
+    eye = np.eye(k)
 
     cut_terms, look_terms = _cut_terms, _look_terms
 
@@ -123,30 +123,62 @@ def _single_moves(colour, C, vol, deg, ap, need: int, k: int, w, wl, total: floa
     tc = cut_terms(v, assoc, within)
     tl = look_terms(Wc, Sc) if looks else None
     cur = float(total_value(tc, tl, (cnt > 0).sum(), viol))
+    # The loop below evaluates every move of one group with Python floats (k is small and
+    # numpy's per-call overhead dominated it); the per-colour state is updated with numpy
+    # when a group moves, as it was. Sums are taken in numpy's order for a row of k
+    # (first element plus the rest), so the values are numpy's.
+    volg, degg, diag = vol.tolist(), deg.tolist(), np.diagonal(C).tolist()
+    lw, ks_l = float(looks_weight), range(k)
+
+    def row_sum(x):
+        r = 0.0
+        for y in x[1:]:
+            r += y
+        return x[0] + r
+
+    def state():
+        return (v.tolist(), assoc.tolist(), within.tolist(), cnt.tolist(), tc.tolist(),
+                tl.tolist() if looks else None)
+
+    vl, al, wil, cl, tcl, tll = state()
     for _ in range(sweeps):
         moved = False
         for g in range(n):
             a = int(colour[g])
-            # row c: g moved from colour a to c (row a: no move); only colours a and c change
-            cgg = C[g, g]
-            TC = np.tile(tc, (k, 1))
-            TC[:, a] = cut_terms(v[a] - vol[g], assoc[a] - deg[g], within[a] - (2 * CX[g, a] - cgg))
-            TC[ks, ks] = cut_terms(v + vol[g], assoc + deg[g], within + (2 * CX[g] + cgg))
-            TC[a] = tc
-            TL = None
+            cxg, axg = CX[g].tolist(), AX[g].tolist()
+            cgg, vg, dg = diag[g], volg[g], degg[g]
+            used_now = sum(1 for x in cl if x > 0)
+            va = vl[a] - vg  # colour a without g
+            out_a = (al[a] - dg - (wil[a] - (2 * cxg[a] - cgg))) / max(va, 1e-12) if va > 0 else 0.0
             if looks:
-                TL = np.tile(tl, (k, 1))
-                TL[:, a] = look_terms(Wc[a] - w[g], Sc[a] - wl[g])
-                TL[ks, ks] = look_terms(Wc + w[g], Sc + wl[g])
-                TL[a] = tl
-            used = (cnt > 0).sum() - (cnt[a] == 1) + (cnt == 0)
-            used[a] = (cnt > 0).sum()
-            viol_t = viol + (AX[g] - AX[g, a]) * (ks != a)
-            val = total_value(TC, TL, used, viol_t)
-            c = int(np.argmin(val))
-            if val[c] < cur - 1e-12:
+                la = float(look_terms(Wc[a] - w[g], Sc[a] - wl[g]))
+                lin = look_terms(Wc + w[g], Sc + wl[g]).tolist()
+            best_c, best_val = -1, np.inf
+            for c in ks_l:
+                if c == a:
+                    row, lrow, used, vt = tcl, tll, used_now, viol
+                else:
+                    row = list(tcl)
+                    row[a] = out_a
+                    vc = vl[c] + vg
+                    row[c] = (al[c] + dg - (wil[c] + (2 * cxg[c] + cgg))) / max(vc, 1e-12) if vc > 0 else 0.0
+                    if looks:
+                        lrow = list(tll)
+                        lrow[a], lrow[c] = la, lin[c]
+                    used = used_now - (cl[a] == 1) + (cl[c] == 0)
+                    vt = viol + (axg[c] - axg[a])
+                if used < need or vt > 0:
+                    val = np.inf
+                else:
+                    val = row_sum(row)
+                    if looks:
+                        val = val + lw * (total - row_sum(lrow))
+                if val < best_val:
+                    best_c, best_val = c, val
+            c = best_c
+            if c >= 0 and best_val < cur - 1e-12:
                 colour = colour.copy()
-                colour[g], cur, moved = c, float(val[c]), True
+                colour[g], cur, moved = c, float(best_val), True
                 step = eye[c] - eye[a]
                 X[g] = eye[c]
                 CX += np.outer(C[:, g], step)
@@ -158,6 +190,7 @@ def _single_moves(colour, C, vol, deg, ap, need: int, k: int, w, wl, total: floa
                 if looks:
                     Wc, Sc = Wc + w[g] * step, Sc + step[:, None] * wl[g]
                     tl = look_terms(Wc, Sc)
+                vl, al, wil, cl, tcl, tll = state()
         if not moved:
             break
     return colour, cur

@@ -83,17 +83,24 @@ def _greedy_colouring(cost, nbrs, pair, sweeps: int = 5):
     strength = np.zeros(n_groups) if pair is None else pair.sum(1)
     others = [sorted(h for h in nbrs[g] if h != g) for g in range(n_groups)]
 
-    if pair is not None:  # M[g, c]: pair terms of g with the other groups coloured c, kept as colours change
+    if pair is not None:  # M[g, c] (kept as MT): pair terms of g with the other groups coloured c, kept as colours change
         P0 = np.array(pair, float)
         np.fill_diagonal(P0, 0.0)
-        M = np.zeros((n_groups, k))
+        P0T = np.ascontiguousarray(P0.T)  # P0T[g] = P0[:, g], contiguous
+        MT = np.zeros((k, n_groups))  # M transposed: a recolouring updates contiguous rows
+
+    cost_rows = np.asarray(cost, float).tolist()
 
     def step(g):
-        c = cost[g]
-        if pair is not None:
-            c = c + M[g].sum() - M[g]
+        values = cost_rows[g]
+        if pair is not None:  # cost[g] + M[g].sum() - M[g] in Python floats, summed in numpy's order
+            mg = MT[:, g].tolist()
+            rest = 0.0
+            for y in mg[1:]:
+                rest += y
+            total = mg[0] + rest
+            values = [(x + total) - y for x, y in zip(values, mg)]
         banned = {colour[h] for h in others[g]}
-        values = c.tolist()
         for x in sorted(range(k), key=values.__getitem__):  # np.argsort(c, kind="stable")
             if x not in banned:
                 return x
@@ -102,8 +109,8 @@ def _greedy_colouring(cost, nbrs, pair, sweeps: int = 5):
     def recolour(g, c):
         if pair is not None:
             if colour[g] >= 0:
-                M[:, colour[g]] -= P0[:, g]
-            M[:, c] += P0[:, g]
+                MT[colour[g]] -= P0T[g]
+            MT[c] += P0T[g]
         colour[g] = c
 
     order = []

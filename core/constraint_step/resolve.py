@@ -37,7 +37,7 @@ class _Groups:
     """Union-find over nodes 0..n-1 and one virtual node per block label (n + label)."""
 
     def __init__(self, size: int):
-        self.parent = np.arange(size)
+        self.parent = list(range(size))  # a Python list: find() runs per cannot-link and join
         self.apart: list[tuple[int, int, int]] = []  # (node, node, stroke index)
 
     def find(self, x: int) -> int:
@@ -50,7 +50,12 @@ class _Groups:
         return root
 
     def kept_apart(self, ra: int, rb: int) -> bool:
-        return any({self.find(x), self.find(y)} == {ra, rb} for x, y, _ in self.apart)
+        find = self.find
+        for x, y, _ in self.apart:
+            fx, fy = find(x), find(y)
+            if (fx == ra and fy == rb) or (fx == rb and fy == ra):
+                return True
+        return False
 
     def join(self, a: int, b: int) -> bool:
         ra, rb = self.find(a), self.find(b)

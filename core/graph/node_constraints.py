@@ -155,7 +155,7 @@ def _dedupe(pairs: np.ndarray, w: np.ndarray, groups: np.ndarray | None = None):
     """Sort each pair, drop self-pairs and duplicates (largest weight, first group kept)."""
     if len(pairs) == 0:
         return (np.zeros((0, 2), np.int64), np.zeros(0)) + ((np.zeros(0, np.int64),) if groups is not None else ())
-    p = np.sort(pairs, axis=1)
+    p = np.stack([np.minimum(pairs[:, 0], pairs[:, 1]), np.maximum(pairs[:, 0], pairs[:, 1])], 1)  # each pair sorted
     keep = p[:, 0] != p[:, 1]
     p, w = p[keep], w[keep]
     g = groups[keep] if groups is not None else None
@@ -328,13 +328,21 @@ def _joined(parts: list, empty_shape: tuple, dtype) -> np.ndarray:
 
 
 def _indices_of(table: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The rows of ``table`` (pairs, each sorted) that occur among ``rows`` (pairs in either
+    order; self-pairs ignored), ascending."""
     if len(rows) == 0 or len(table) == 0:
         return np.zeros(0, np.int64)
-    rows = np.sort(rows, axis=1)
-    rows = rows[rows[:, 0] != rows[:, 1]]
-    key = table[:, 0] * (table.max() + 1) + table[:, 1]
-    rk = rows[:, 0] * (table.max() + 1) + rows[:, 1]
-    return np.flatnonzero(np.isin(key, rk))
+    lo, hi = np.minimum(rows[:, 0], rows[:, 1]), np.maximum(rows[:, 0], rows[:, 1])
+    keep = lo != hi
+    span = table.max() + 1
+    key = table[:, 0] * span + table[:, 1]
+    rk = lo[keep] * span + hi[keep]
+    if len(key) > 1 and not (key[1:] > key[:-1]).all():  # not _dedupe's sorted table
+        return np.flatnonzero(np.isin(key, rk))
+    at = np.minimum(np.searchsorted(key, rk), len(key) - 1)  # sorted and unique: a binary search
+    found = np.zeros(len(key), bool)
+    found[at[key[at] == rk]] = True
+    return np.flatnonzero(found)
 
 
 def _block_pairs(labels: np.ndarray, max_pairs: int, rng) -> tuple[np.ndarray, np.ndarray]:

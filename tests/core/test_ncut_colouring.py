@@ -289,3 +289,45 @@ def test_a_group_spanning_two_method_segments_leaves_no_segment_empty():
     node_colour = np.where(grouped, 0, -1)
     as_colour = _method_segment_colours(labels, node_colour, grouped, [0, 1], [1], 2)
     assert as_colour.tolist() == [0, 1]
+
+
+def _objective(C, vol, col, k, looks, lw):
+    """:func:`ncut_colouring`'s objective computed from scratch (every group weighs 1/n)."""
+    val, n = 0.0, len(col)
+    w = np.full(n, 1.0 / n)
+    for c in range(k):
+        inn = col == c
+        if inn.any():
+            val += C[np.ix_(inn, ~inn)].sum() / vol[inn].sum()
+            mean = (w[inn, None] * looks[inn]).sum(0) / w[inn].sum()
+            val += lw * (w[inn] * ((looks[inn] - mean) ** 2).sum(1)).sum()
+    return val
+
+
+@pytest.mark.parametrize("seed,k", [(0, 2), (1, 2), (2, 3), (3, 4)])
+def test_local_search_ends_where_no_single_move_helps(seed, k):
+    # beyond the exact enumeration: single-group moves from the greedy start. The objective it
+    # reports is the objective of its colouring, and no feasible move of one group lowers it.
+    from segapp.core.constraint_step.ncut import _single_moves
+
+    r = np.random.RandomState(seed)
+    n = 40
+    C = r.rand(n, n) * (r.rand(n, n) < 0.3)
+    C = np.triu(C, 1) + np.triu(C, 1).T + np.diag(r.rand(n))  # a diagonal cuts nothing
+    vol = r.rand(n) + 0.1
+    looks = r.rand(n, 5)
+    apart = np.array([(0, 1), (2, 3), (1, 4)], np.int64)
+    start = r.randint(k, size=n)
+    start[[0, 1, 2, 3, 4]] = [0, 1, 0, 1, 0]
+    w = np.full(n, 1.0 / n)
+    total = float((w * (looks ** 2).sum(1)).sum())
+    col, cur = _single_moves(start.copy(), C, vol, C.sum(1), apart, k, k, w, w[:, None] * looks, total, 0.7)
+    assert len(set(col.tolist())) == k and all(col[a] != col[b] for a, b in apart)
+    assert cur == pytest.approx(_objective(C, vol, col, k, looks, 0.7), rel=1e-9)
+    for g in range(n):
+        for c in range(k):
+            alt = col.copy()
+            alt[g] = c
+            if c == col[g] or len(set(alt.tolist())) < k or any(alt[a] == alt[b] for a, b in apart):
+                continue
+            assert _objective(C, vol, alt, k, looks, 0.7) >= cur - 1e-9

@@ -125,3 +125,24 @@ def test_dedupe_keeps_the_largest_weight_and_first_group_in_pair_order():
     for k, row in enumerate(ref):
         same = (p[keep] == row).all(1)
         assert ww[k] == w[keep][same].max()
+
+
+def test_link_pair_indices_are_the_rows_found_in_the_table():
+    # _indices_of (which deduplicated node pairs came from links) against np.isin on
+    # sorted keys: the sorted table of _dedupe, pairs given in either order, self-pairs ignored
+    from segapp.core.graph.node_constraints import _dedupe, _indices_of
+
+    r = np.random.RandomState(0)
+    pairs = r.randint(0, 50, size=(400, 2))
+    table, _ = _dedupe(pairs, np.ones(len(pairs)))
+    rows = pairs[:150][:, ::-1]
+    got = _indices_of(table, rows)
+    lo, hi = rows.min(1), rows.max(1)
+    keep = lo != hi
+    span = table.max() + 1
+    want = np.flatnonzero(np.isin(table[:, 0] * span + table[:, 1], lo[keep] * span + hi[keep]))
+    np.testing.assert_array_equal(got, want)
+    assert 0 < len(got) < len(table)
+    # a table not in _dedupe's order gives the same rows
+    perm = r.permutation(len(table))
+    np.testing.assert_array_equal(np.sort(perm[_indices_of(table[perm], rows)]), want)
