@@ -10,7 +10,7 @@ import scipy.sparse as sp
 
 from .looks import territory_looks, colour_codes, appearance_prior, _look_samples
 from .params import SURE_SHARE, NCUT_EXACT
-from .potts import _greedy_colouring, edit_conductance
+from .potts import _greedy_colouring, _row_sum, edit_conductance
 from .resolve import Resolution
 from .texture import edit_texture_walk
 from .walk import prior_walk
@@ -95,9 +95,9 @@ def _single_moves(colour, C, vol, deg, ap, need: int, k: int, w, wl, total: floa
 
     The objective of every move of one group is updated from per-colour sums (volume,
     association, within-colour conductance ``x_c^T C x_c``, the looks' weights and sums,
-    members, violated cannot-links) instead of being recomputed over all groups: O(n k) per
-    group, not O(n^2 k), the same values up to rounding. Returns the colouring and its
-    objective (``inf`` when it is infeasible)."""
+    members, violated cannot-links) instead of being recomputed over all groups: O(k^2) per
+    group and O(n k) per move, not O(n^2 k), the same values up to rounding. Returns the
+    colouring and its objective (``inf`` when it is infeasible)."""
     n = len(colour)
     if len(ap) and (ap[:, 0] == ap[:, 1]).any():
         return colour, np.inf  # a group kept apart from itself: no colouring is feasible
@@ -125,16 +125,10 @@ def _single_moves(colour, C, vol, deg, ap, need: int, k: int, w, wl, total: floa
     cur = float(total_value(tc, tl, (cnt > 0).sum(), viol))
     # The loop below evaluates every move of one group with Python floats (k is small and
     # numpy's per-call overhead dominated it); the per-colour state is updated with numpy
-    # when a group moves, as it was. Sums are taken in numpy's order for a row of k
-    # (first element plus the rest), so the values are numpy's.
+    # when a group moves, as it was. Rows are summed as numpy sums them (_row_sum), so
+    # the values, and the moves chosen, are those of the vectorised evaluation.
     volg, degg, diag = vol.tolist(), deg.tolist(), np.diagonal(C).tolist()
-    lw, ks_l = float(looks_weight), range(k)
-
-    def row_sum(x):
-        r = 0.0
-        for y in x[1:]:
-            r += y
-        return x[0] + r
+    lw, row_sum = float(looks_weight), _row_sum
 
     def state():
         return (v.tolist(), assoc.tolist(), within.tolist(), cnt.tolist(), tc.tolist(),
@@ -154,7 +148,7 @@ def _single_moves(colour, C, vol, deg, ap, need: int, k: int, w, wl, total: floa
                 la = float(look_terms(Wc[a] - w[g], Sc[a] - wl[g]))
                 lin = look_terms(Wc + w[g], Sc + wl[g]).tolist()
             best_c, best_val = -1, np.inf
-            for c in ks_l:
+            for c in range(k):
                 if c == a:
                     row, lrow, used, vt = tcl, tll, used_now, viol
                 else:
@@ -173,6 +167,9 @@ def _single_moves(colour, C, vol, deg, ap, need: int, k: int, w, wl, total: floa
                     val = row_sum(row)
                     if looks:
                         val = val + lw * (total - row_sum(lrow))
+                if val != val:  # NaN (from a non-finite C or looks): np.argmin took it, so no move
+                    best_c, best_val = -1, np.inf
+                    break
                 if val < best_val:
                     best_c, best_val = c, val
             c = best_c

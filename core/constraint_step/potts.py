@@ -8,6 +8,21 @@ import numpy as np
 from .params import EXACT_GROUPS
 
 
+def _row_sum(x: list) -> float:
+    """``np.sum`` of a short row of Python floats, added as numpy adds it: from 0.0 left to
+    right below 8 values, numpy itself from 8 on (its pairwise sum). The local searches
+    (:func:`~core.constraint_step.ncut._single_moves`, :func:`_greedy_colouring`) evaluate
+    moves on Python floats and so reach the values, and the moves, of their vectorised
+    form; ``tests/core/test_ncut_colouring.py`` checks the order against the numpy
+    installed."""
+    if len(x) < 8:
+        r = 0.0
+        for y in x:
+            r += y
+        return r
+    return float(np.sum(np.asarray(x, float)))
+
+
 def _best_colouring(cost: np.ndarray, apart: list, pair: np.ndarray | None = None, budget: int = 2_000):
     """Least-cost colouring of groups (rows of ``cost``) with colours (columns) such that
     groups in ``apart`` differ; ``None`` when none is found.
@@ -93,12 +108,9 @@ def _greedy_colouring(cost, nbrs, pair, sweeps: int = 5):
 
     def step(g):
         values = cost_rows[g]
-        if pair is not None:  # cost[g] + M[g].sum() - M[g] in Python floats, summed in numpy's order
+        if pair is not None:  # cost[g] + M[g].sum() - M[g] in Python floats, summed as numpy sums
             mg = MT[:, g].tolist()
-            rest = 0.0
-            for y in mg[1:]:
-                rest += y
-            total = mg[0] + rest
+            total = _row_sum(mg)
             values = [(x + total) - y for x, y in zip(values, mg)]
         banned = {colour[h] for h in others[g]}
         for x in sorted(range(k), key=values.__getitem__):  # np.argsort(c, kind="stable")

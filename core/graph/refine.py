@@ -73,14 +73,20 @@ def anchors_by_node(constraints, rep) -> dict:
     crowded: set[int] = set()
     n_split = 0
     for _, pixels in sorted(items, key=lambda it: -it[0]):  # newest first
-        one = len(pixels) == 1  # a link's end: one pixel (no set operations needed)
-        for node in [int(flat_map[pixels[0]])] if one else np.unique(flat_map[pixels]).tolist():
+        if len(pixels) == 1:  # one pixel (a link's end): one node, no set operations needed
+            nodes = [int(flat_map[pixels[0]])]
+        else:
+            nodes = np.unique(flat_map[pixels]).tolist()
+        for node in nodes:
             if node in crowded:
                 continue
-            own = pixels if one else pixels[flat_map[pixels] == node]
             parts = found.setdefault(node, [])
-            touching = [k for k, other in enumerate(parts)
-                        if (bool((other == own[0]).any()) if one else np.intersect1d(own, other).size)]
+            if len(pixels) == 1:
+                own = pixels
+                touching = [k for k, other in enumerate(parts) if (other == pixels[0]).any()]
+            else:
+                own = pixels[flat_map[pixels] == node]
+                touching = [k for k, other in enumerate(parts) if np.intersect1d(own, other).size]
             if touching:  # merged with every part it shares a pixel with (so parts never overlap)
                 merged = own
                 for k in touching:

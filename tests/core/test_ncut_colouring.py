@@ -331,3 +331,43 @@ def test_local_search_ends_where_no_single_move_helps(seed, k):
             if c == col[g] or len(set(alt.tolist())) < k or any(alt[a] == alt[b] for a, b in apart):
                 continue
             assert _objective(C, vol, alt, k, looks, 0.7) >= cur - 1e-9
+
+
+@pytest.mark.parametrize("k", range(1, 17))
+def test_row_sums_on_python_floats_add_as_numpy_adds(k):
+    # the local searches evaluate moves on Python floats; their sums must be numpy's to the
+    # last bit, or a tie (or a gap of 1e-12) breaks otherwise than in the vectorised form
+    from segapp.core.constraint_step.potts import _row_sum
+
+    r = np.random.RandomState(k)
+    for _ in range(200):
+        rows = r.rand(3, k) * 10.0 ** r.uniform(-6, 6, (3, k)) * r.choice([-1, 1], (3, k))
+        if r.rand() < 0.5:
+            rows = np.round(rows * 10) / 10  # quantised values, as in exact ties
+        want = rows.sum(-1)  # a row of k summed along the last axis, as the vectorised form did
+        for i in range(3):
+            assert _row_sum(rows[i].tolist()) == want[i]
+            assert _row_sum(rows[i].tolist()) == rows[i].sum()
+
+
+def test_local_searches_break_ties_as_the_vectorised_evaluation():
+    # known answers of the vectorised single-group moves and greedy colouring (numpy arrays
+    # per group, before the loops ran on Python floats); at k = 3 the order of a row's sum
+    # decides these ties
+    from segapp.core.constraint_step.ncut import _single_moves
+    from segapp.core.constraint_step.potts import _greedy_colouring
+
+    C = np.array([[0, 2, 2, 2], [2, 0, 0, 0], [2, 0, 0, 0], [2, 0, 0, 0]]) * 0.1
+    vol = np.array([3, 2, 2, 3]) * 0.1
+    col, _ = _single_moves(np.array([1, 0, 2, 1]), C, vol, C.sum(1), np.zeros((0, 2), np.int64), 3, 3,
+                           None, None, 0.0, 0.0)
+    np.testing.assert_array_equal(col, [0, 0, 2, 1])
+    P = np.array([[0, 2, 2, 2, 3], [2, 0, 0, 0, 0], [2, 0, 0, 2, 0], [2, 0, 2, 0, 3], [3, 0, 0, 3, 0]]) * 0.1
+    cost = np.array([[1, 0, 1], [0, 3, 3], [0, 2, 2], [1, 3, 0], [2, 2, 3]]) * 0.1
+    np.testing.assert_array_equal(_greedy_colouring(cost, [set()] * 5, P), [1, 0, 1, 1, 1])
+    r = np.random.RandomState(16)
+    n = 12
+    C = r.randint(0, 3, (n, n)) * 0.1 * (r.rand(n, n) < 0.4)
+    C = np.triu(C, 1) + np.triu(C, 1).T
+    vol = r.randint(1, 4, n) * 0.1
+    np.testing.assert_array_equal(ncut_colouring(C, vol, [], 3), [1, 2, 2, 0, 0, 0, 0, 0, 0, 0, 1, 1])

@@ -143,6 +143,15 @@ def test_link_pair_indices_are_the_rows_found_in_the_table():
     want = np.flatnonzero(np.isin(table[:, 0] * span + table[:, 1], lo[keep] * span + hi[keep]))
     np.testing.assert_array_equal(got, want)
     assert 0 < len(got) < len(table)
+    # rows the table lacks: between its keys, before the first and after the last
+    absent = np.array([[0, 0], [table[0, 0], table[0, 1]], [49, 60], [60, 70]])
+    gaps = [(a, b) for a in range(50) for b in range(a + 1, 50) if not ((table[:, 0] == a) & (table[:, 1] == b)).any()]
+    rows2 = np.vstack([absent, np.array(gaps[:20])[:, ::-1]])
+    lo2, hi2 = rows2.min(1), rows2.max(1)
+    keep2 = lo2 != hi2
+    want2 = np.flatnonzero(np.isin(table[:, 0] * span + table[:, 1], lo2[keep2] * span + hi2[keep2]))
+    np.testing.assert_array_equal(_indices_of(table, rows2), want2)
+    assert len(want2) == 1  # only table[0] is there
     # a table not in _dedupe's order gives the same rows
     perm = r.permutation(len(table))
     np.testing.assert_array_equal(np.sort(perm[_indices_of(table[perm], rows)]), want)
