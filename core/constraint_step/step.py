@@ -80,10 +80,10 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
         labels, keep = _stability(labels, np.asarray(previous, np.int64), res, n_clusters, stability)
     spread = E[np.random.RandomState(0).permutation(len(E))[:n_clusters]]
     mu = _centroids(E, labels, n_clusters, spread)
-    members = [np.flatnonzero(res.group == g) for g in range(res.n_groups)]
+    members = _members(res.group, res.n_groups)
     if walk and colouring == "ncut":
         d2 = ((E[:, None, :] - mu[None, :, :]) ** 2).sum(-1)
-        unary = tie * np.array([d2[m].sum(0) for m in members]) + keep
+        unary = tie * _group_sums(d2, members) + keep
         labels = _ncut_rounding(nc, E, labels, mu, res, seeds, graph, n_clusters, unary, appearance,
                                 looks_weight, prior_weight, appearance_weight, texture, texture_weight)
         return labels, res
@@ -116,9 +116,38 @@ def _stability(labels, prev, res, n_clusters: int, stability: float):
     labels = _follow_numbering(labels, prev, n_clusters)
     had = np.stack([(prev == c) for c in range(n_clusters)], 1)  # (n, K)
     known = had.any(1)
-    keep = stability * np.array([(known[m][:, None] & ~had[m]).sum(0) for m in
-                                 [np.flatnonzero(res.group == g) for g in range(res.n_groups)]], float)
+    grouped = res.group >= 0
+    moved = (known[:, None] & ~had)[grouped]  # (grouped nodes, K): members whose segment c was not
+    counts = np.stack([np.bincount(res.group[grouped], weights=moved[:, c], minlength=res.n_groups)
+                       for c in range(n_clusters)], 1) if res.n_groups else np.zeros((0, n_clusters))
+    keep = stability * counts  # whole numbers: the same in any order of summation
     return labels, keep
+
+
+def _members(group: np.ndarray, n_groups: int) -> list:
+    """The nodes of each group in ascending order, ``[np.flatnonzero(group == g) for g in
+    range(n_groups)]`` in one sort (nodes outside every group have ``group`` -1)."""
+    order = np.argsort(group, kind="stable")
+    counts = np.bincount(group[group >= 0], minlength=n_groups)
+    return np.split(order[int((group < 0).sum()):], np.cumsum(counts)[:-1])
+
+
+def _group_sums(d2: np.ndarray, members: list) -> np.ndarray:
+    """``np.array([d2[m].sum(0) for m in members])``, shape (n_groups, K), the same values:
+    groups of one or two nodes at once (a sum of two is the same in either order), larger
+    ones one by one (numpy's order of summation over their rows)."""
+    sizes = np.fromiter(map(len, members), np.int64, len(members))
+    out = np.zeros((len(members), d2.shape[1]))  # a group without nodes sums to zero
+    if not len(members) or not sizes.any():
+        return out
+    flat = np.concatenate(members)
+    start = np.cumsum(sizes) - sizes
+    one, two = np.flatnonzero(sizes == 1), np.flatnonzero(sizes == 2)
+    out[one] = d2[flat[start[one]]]
+    out[two] = d2[flat[start[two]]] + d2[flat[start[two] + 1]]
+    for g in np.flatnonzero(sizes > 2).tolist():
+        out[g] = d2[members[g]].sum(0)
+    return out
 
 
 def _cop_kmeans(E, labels, mu, res, members, tie: float, keep, pair, n_clusters: int, max_iter: int):
@@ -132,7 +161,7 @@ def _cop_kmeans(E, labels, mu, res, members, tie: float, keep, pair, n_clusters:
     dropped: list[int] = []
     for _ in range(max_iter):
         d2 = ((E[:, None, :] - mu[None, :, :]) ** 2).sum(-1)  # (n, K)
-        cost = tie * np.array([d2[m].sum(0) for m in members]) + keep
+        cost = tie * _group_sums(d2, members) + keep
         colour = _best_colouring(cost, apart, pair)
         while colour is None and apart:  # drop the oldest cannot-link until a colouring exists
             oldest = int(np.argmin(res.apart_stroke))

@@ -468,3 +468,21 @@ def test_must_links_in_two_places_at_k2_do_not_give_a_sliver(monkeypatch, k):
     nc = NC.from_pairs(80, must=[(0, 1), (77, 78)])
     got = step._auto_rounding(np.zeros((80, 1)), joined, nc, k, graph=W, prior_weight=0.01)[0]
     np.testing.assert_array_equal(got, joined if k == 2 else sliver)
+
+
+def test_group_members_and_sums_are_those_of_a_loop_over_groups():
+    # the constraint step's per-group sums (centroid distances, the stability term) taken at
+    # once give the values of summing each group's rows in turn, to the last bit
+    from segapp.core.constraint_step.step import _group_sums, _members
+
+    r = np.random.RandomState(0)
+    for _ in range(200):
+        n, n_groups, k = r.randint(1, 300), r.randint(1, 60), r.randint(1, 6)
+        group = r.randint(-1, n_groups, n)  # -1: in no group; some groups stay empty
+        loop = [np.flatnonzero(group == g) for g in range(n_groups)]
+        members = _members(group, n_groups)
+        assert len(members) == n_groups
+        for a, b in zip(loop, members):
+            np.testing.assert_array_equal(a, b)
+        d2 = r.rand(n, k) * 10.0 ** r.uniform(-5, 5, (n, k))
+        assert np.array_equal(_group_sums(d2, members), np.array([d2[m].sum(0) for m in loop]))
