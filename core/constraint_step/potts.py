@@ -98,7 +98,8 @@ def _greedy_colouring(cost, nbrs, pair, sweeps: int = 5):
     strength = np.zeros(n_groups) if pair is None else pair.sum(1)
     others = [sorted(h for h in nbrs[g] if h != g) for g in range(n_groups)]
 
-    if pair is not None:  # M[g, c] (kept as MT): pair terms of g with the other groups coloured c, kept as colours change
+    # M[g, c] (kept transposed, MT): pair terms of g with the other groups coloured c, kept as colours change
+    if pair is not None:
         P0 = np.array(pair, float)
         np.fill_diagonal(P0, 0.0)
         P0T = np.ascontiguousarray(P0.T)  # P0T[g] = P0[:, g], contiguous
@@ -108,7 +109,7 @@ def _greedy_colouring(cost, nbrs, pair, sweeps: int = 5):
 
     def step(g):
         values = cost_rows[g]
-        if pair is not None:  # cost[g] + M[g].sum() - M[g] in Python floats, summed as numpy sums
+        if pair is not None:  # cost[g] + M[g].sum() - M[g] on Python floats, summed as numpy sums
             mg = MT[:, g].tolist()
             total = _row_sum(mg)
             values = [(x + total) - y for x, y in zip(values, mg)]

@@ -119,7 +119,7 @@ def _stability(labels, prev, res, n_clusters: int, stability: float):
     grouped = res.group >= 0
     moved = (known[:, None] & ~had)[grouped]  # (grouped nodes, K): members whose segment c was not
     counts = np.stack([np.bincount(res.group[grouped], weights=moved[:, c], minlength=res.n_groups)
-                       for c in range(n_clusters)], 1) if res.n_groups else np.zeros((0, n_clusters))
+                       for c in range(n_clusters)], 1)
     keep = stability * counts  # whole numbers: the same in any order of summation
     return labels, keep
 
@@ -295,5 +295,5 @@ def screen_grouping(previous: np.ndarray, res: Resolution, k: int) -> np.ndarray
 def _same_grouping(labels: np.ndarray, res: Resolution, colours: np.ndarray) -> bool:
     """Whether ``labels`` put the stroke groups together and apart as ``colours`` do
     (segment numbers aside)."""
-    mine = np.array([labels[np.flatnonzero(res.group == g)[0]] for g in range(res.n_groups)])
+    mine = np.array([labels[m[0]] for m in _members(res.group, res.n_groups)])
     return bool(np.array_equal(mine[:, None] == mine[None, :], colours[:, None] == colours[None, :]))

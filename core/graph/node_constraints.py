@@ -155,7 +155,8 @@ def _dedupe(pairs: np.ndarray, w: np.ndarray, groups: np.ndarray | None = None):
     """Sort each pair, drop self-pairs and duplicates (largest weight, first group kept)."""
     if len(pairs) == 0:
         return (np.zeros((0, 2), np.int64), np.zeros(0)) + ((np.zeros(0, np.int64),) if groups is not None else ())
-    p = np.stack([np.minimum(pairs[:, 0], pairs[:, 1]), np.maximum(pairs[:, 0], pairs[:, 1])], 1)  # each pair sorted
+    a, b = pairs[:, 0], pairs[:, 1]
+    p = np.stack([np.minimum(a, b), np.maximum(a, b)], 1)  # each pair sorted
     keep = p[:, 0] != p[:, 1]
     p, w = p[keep], w[keep]
     g = groups[keep] if groups is not None else None
