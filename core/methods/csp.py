@@ -11,7 +11,7 @@ from ..graph.cache import memo
 from ..errors import ConvergenceError, ConvergenceWarning, ParameterError
 from ..params import MethodSpec, ParamSpec
 from ..spectral import SpectralResult, assign_labels, check_connected, fix_signs, normalize, row_normalize
-from .csp_pencil import ROOTS_MAX_RANK, _by_arpack, _by_roots, _by_spectrum
+from .csp_pencil import CONGRUENCE_MAX_NODES, ROOTS_MAX_RANK, _by_arpack, _by_congruence, _by_roots, _by_spectrum
 
 MAX_BETA_HALVINGS = 30  # eq. 17's beta / 2**30: about 1e-9 of it
 
@@ -134,14 +134,18 @@ def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int, cache=None):
     ``mu = 1 / lambda``: an exact reformulation (no approximation). Feasible = ``lambda > 0``
     (Algorithm 1 line 9), i.e. ``mu > 0``.
 
-    Three solvers of the same equations, chosen by the form of ``Q_bar`` (none approximates;
-    a test checks the second against the third):
+    Four solvers of the same equations, chosen by the form of ``Q_bar`` and the graph's size
+    (none approximates; tests check the second and the third against the fourth):
 
     - ``Q_bar = I``: eq. 15's vectors are ``L_bar``'s own (:func:`_by_spectrum`).
     - ``Q_bar`` of rank at most :data:`ROOTS_MAX_RANK` (strokes and a few labelled blocks
       give rank ~ the number of links): a secular equation of that rank on the cached
       eigendecomposition of ``L_bar`` (:func:`_by_roots`), 5-30 ms per stroke on Berkeley
       images where ARPACK took 70-280 ms, with a smaller residual.
+    - ``Q_bar`` of higher rank (a long session: about 20 strokes on) on a graph of at most
+      :data:`CONGRUENCE_MAX_NODES` nodes: the definite pencil above made a standard
+      symmetric problem by the same cached eigendecomposition, one dense LAPACK solve of
+      order ``n - 1`` (:func:`_by_congruence`).
     - Otherwise: ARPACK on the definite pencil above with a Cholesky factor of
       ``L_bar + z z^T`` (:func:`_by_arpack`).
 
@@ -182,6 +186,8 @@ def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int, cache=None):
         mu, W, n_feasible = _by_spectrum(g, cache, c, k)
     elif np.sum(np.abs(eig_T) > 1e-12 * np.abs(eig_T).max()) <= ROOTS_MAX_RANK:  # Q_bar's rank
         mu, W, n_feasible = _by_roots(g, cache, Qbar, T, c, zBz, k)
+    elif n <= CONGRUENCE_MAX_NODES:
+        mu, W, n_feasible = _by_congruence(g, cache, Qbar, T, Bz, zBz, c, k)
     else:
         mu, W, n_feasible = _by_arpack(g, cache, Bs, n, k, z)
     a = -(W.T @ Bz) / zBz
