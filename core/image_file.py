@@ -75,7 +75,9 @@ def _pil_to_array(im, p: Path, png_depth: int = 8) -> np.ndarray:
         return np.asarray(im.convert("L"))
     if mode in ("L", "LA", "La"):
         return np.asarray(im.convert("LA"))
-    if mode in ("RGBA", "RGBa", "PA") or (mode in ("P", "RGB") and transparent):
+    if mode in ("RGB", "RGBA") and not (mode == "RGB" and transparent):
+        arr = np.asarray(im)  # already the mode asked for: no converted copy (convert() copies)
+    elif mode in ("RGBa", "PA") or (mode in ("P", "RGB") and transparent):
         arr = np.asarray(im.convert("RGBA"))
     else:
         try:

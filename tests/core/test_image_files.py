@@ -159,3 +159,26 @@ def test_mpo_gives_its_primary_image_and_non_ascii_paths_work(tmp_path):
         assert im.format == "MPO" and im.n_frames == 2
     img = core.load_image(path)
     assert img.shape == (24, 32, 3) and np.abs(img.astype(int) - first).mean() < 8
+
+
+@pytest.mark.parametrize("mode", ["RGB", "RGBA"])
+def test_an_rgb_file_is_read_without_copies(mode, tmp_path, monkeypatch):
+    """A photo already in the mode segapp keeps is turned into an array without PIL's
+    convert() or copy() (each a copy of the whole image: 48 MB for a 12 MP photo, which
+    made the window's peak 90 MB higher at 4000x3000); the pixels are the file's, and an
+    EXIF orientation is still applied (in place)."""
+    rng = np.random.RandomState(0)
+    a = rng.randint(0, 256, (20, 30, len(mode))).astype(np.uint8)
+    plain, turned = tmp_path / "plain.png", tmp_path / "turned.png"
+    Image.fromarray(a, mode).save(plain)
+    exif = Image.Exif()
+    exif[0x0112] = 6  # rotate 90 degrees clockwise to show
+    Image.fromarray(a, mode).save(turned, exif=exif)
+    calls = []
+    for name in ("convert", "copy"):
+        original = getattr(Image.Image, name)
+        monkeypatch.setattr(Image.Image, name, lambda self, *args, _o=original, _n=name, **kw:
+                            calls.append(_n) or _o(self, *args, **kw))
+    assert np.array_equal(core.load_image(plain), a)
+    assert np.array_equal(core.load_image(turned), np.rot90(a, -1))
+    assert calls == []
