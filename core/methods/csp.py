@@ -150,10 +150,12 @@ def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int, cache=None):
       ``L_bar + z z^T`` (:func:`_by_arpack`). On a nearly disconnected graph that factor's
       condition (~1e10) can make ARPACK return pairs that miss the pencil; where their
       relative residual exceeds :data:`ARPACK_MAX_RESIDUAL` the dense solve replaces them,
-      with a :class:`~core.errors.ConvergenceWarning`.
+      with a :class:`~core.errors.ConvergenceWarning`, and (with a cache) solves every later
+      call on the same graph without trying ARPACK again.
 
     Feasible vectors are each scaled to ``v^T v = vol`` (eq. 11) and ranked by cost
-    ``v^T L_bar v`` (line 10). ``n_feasible`` counts all of them. Deviation for speed: only the ``n_vectors + 4`` feasible vectors of largest
+    ``v^T L_bar v`` (line 10). ``n_feasible`` counts all of them where the solver knows the count
+    (``Q_bar = I`` and the secular solver); the dense solve and ARPACK count the ones they computed. Deviation for speed: only the ``n_vectors + 4`` feasible vectors of largest
     ``mu`` are computed and ranked, not all of them (all of them when there are that few).
     """
     g = memo(cache, ("csp-graph",), lambda: graph_part(A))
@@ -192,12 +194,17 @@ def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int, cache=None):
     elif n <= CONGRUENCE_MAX_NODES:
         mu, W, n_feasible = _by_congruence(g, cache, Qbar, T, Bz, zBz, c, k)
     else:
-        mu, W, n_feasible = _by_arpack(g, cache, Bs, n, k, z)
-        res = _pencil_residual(Bs, g["Mmat"], mu, W)
-        if res > ARPACK_MAX_RESIDUAL:
-            warnings.warn(f"csp: ARPACK's eigenpairs miss eq. 15 (relative residual {res:.1e}; the graph "
-                          "may be nearly disconnected); solved densely on L_bar's eigendecomposition "
-                          "instead", ConvergenceWarning, stacklevel=5)
+        state = memo(cache, ("csp-arpack",), dict)  # per graph: whether ARPACK missed the pencil on it
+        if not state.get("missed"):
+            mu, W, n_feasible = _by_arpack(g, cache, Bs, n, k, z)
+            res = _pencil_residual(Bs, g["Mmat"], mu, W)
+            if res > ARPACK_MAX_RESIDUAL:
+                state["missed"] = True
+                warnings.warn(f"csp: ARPACK's eigenpairs miss eq. 15 (relative residual {res:.1e}; the graph "
+                              "may be nearly disconnected); solved densely on L_bar's eigendecomposition "
+                              "instead, as every later stroke on this graph will be", ConvergenceWarning,
+                              stacklevel=5)
+        if state.get("missed"):
             mu, W, n_feasible = _by_congruence(g, cache, Qbar, T, Bz, zBz, c, k)
     a = -(W.T @ Bz) / zBz
     V = W + np.outer(z, a)

@@ -215,6 +215,8 @@ def _solve_by(solver, A, Q, k, monkeypatch):
             m.setattr(csp, "ROOTS_MAX_RANK", -1)
         if solver == "arpack":
             m.setattr(csp, "CONGRUENCE_MAX_NODES", 0)
+        else:  # the dispatch itself is checked: a graph this small never reaches ARPACK
+            m.setattr(csp, "_by_arpack", lambda *a: pytest.fail("ARPACK called on a small graph"))
         return csp.solve_csp(A, Q, None, k)
 
 
@@ -234,7 +236,8 @@ def test_secular_solver_matches_the_dense_solve(coupling, rng, monkeypatch):
     (_by_congruence) solve the same eq. 15: the same three cheapest feasible eigenpairs
     (up to sign), also on a nearly disconnected graph (L_bar's second eigenvalue ~1e-9),
     where the dense solve divides by that eigenvalue's square root and keeps a residual of
-    ~3e-7 (the secular solver ~1e-10).
+    6e-8 to 1.5e-6 depending on the graph's draw and the processor's rounding (the secular
+    solver ~1e-10).
 
     Compared are the eigenpairs both return, not ``n_feasible``: on the nearly disconnected
     graph one eigenvalue of the pencil sits at the feasibility tolerance, and whether it is
@@ -243,9 +246,9 @@ def test_secular_solver_matches_the_dense_solve(coupling, rng, monkeypatch):
     roots = _solve_by("roots", A, Q, 3, monkeypatch)
     dense = _solve_by("congruence", A, Q, 3, monkeypatch)
     assert roots["u"].shape[1] == 3 and (roots["lam"] > 0).all()  # feasible: lambda > 0
-    _same_solutions(roots, dense, rtol=1e-6 if coupling else 1e-9)
+    _same_solutions(roots, dense, rtol=1e-5 if coupling else 1e-9)
     assert _residual(A, Q, roots) < 1e-8
-    assert _residual(A, Q, dense) < (1e-6 if coupling else 1e-8)
+    assert _residual(A, Q, dense) < (1e-5 if coupling else 1e-8)  # 6e-8 to 1.5e-6 over 12 such graphs
 
 
 def _high_rank_q(A, rng):
@@ -304,6 +307,33 @@ def test_arpack_pairs_that_miss_the_pencil_are_solved_densely_with_a_warning(rng
     with pytest.warns(ConvergenceWarning, match="ARPACK's eigenpairs miss eq. 15"):
         fixed = _solve_by("arpack", A, Q, 3, monkeypatch)
     _same_solutions(fixed, dense, rtol=1e-12)
+
+
+def test_a_graph_arpack_missed_is_solved_densely_from_then_on(rng, monkeypatch):
+    """With a cache (the app's graphs), the first miss is warned about once; later calls on
+    the same graph go to the dense solve without trying ARPACK or warning again."""
+    from segapp.core.graph.cache import GraphCache
+
+    A, Q = _links_graph(rng, coupling=1e-9)
+    cache = GraphCache().scope("test")
+    calls = []
+    real = csp._by_arpack
+
+    def spoiled(*args):
+        calls.append(1)
+        mu, W, n_feasible = real(*args)
+        return mu, np.roll(W, 7, axis=0), n_feasible
+
+    monkeypatch.setattr(csp, "_by_arpack", spoiled)
+    monkeypatch.setattr(csp, "ROOTS_MAX_RANK", -1)
+    monkeypatch.setattr(csp, "CONGRUENCE_MAX_NODES", 0)
+    with pytest.warns(ConvergenceWarning, match="every later stroke"):
+        first = csp.solve_csp(A, Q, None, 3, cache=cache)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        second = csp.solve_csp(A, Q, None, 3, cache=cache)
+    assert calls == [1]
+    _same_solutions(second, first, rtol=1e-12)
 
 
 def test_congruence_solver_on_a_nearly_disconnected_graph(rng, monkeypatch):
