@@ -22,6 +22,7 @@ from .pipeline import check_method, constrain, node_cap, run_method, unconstrain
 from .pixel_refinement import PixelRefinement, Refined, apply_refinement
 from .pixel_refinement.looks import BINS, colour_codes
 from .prepared import Prepared
+from .suggestion import seed_nodes, stroke_certainty
 
 
 @dataclass
@@ -352,9 +353,15 @@ def _refine_pixels(res, out, rep, constraints, rep_p: dict, n_segments: int, kep
         si, sb = rep_p["sigma_intensity"], rep_p["sigma_boundary"]
         grid = rep.cache.get(("pixel-grid-weights", si, sb), lambda: grid_weights(
             rep.image.reshape(rep.node_map.size, -1), rep.edges.ravel(), rep.node_map.shape, si, sb))
+    keep = None
+    if rep_p["pixel_keep"] > 0 and kept is None:
+        seeds = seed_nodes(constraints, out)
+        if len(seeds):
+            sure = stroke_certainty(boundary_graph(out, rep_p), np.asarray(res.labels, np.int64), seeds, n_segments)
+            keep = rep_p["pixel_keep"] * np.clip(sure, 0.0, None)
     done = apply_refinement(PixelRefinement(out, res.labels, n_segments, anchors, rep_p["pixel_band"],
                                             rep_p["pixel_looks"], rep_p["sigma_intensity"],
-                                            rep_p["sigma_boundary"], rep.n_nodes, codes, grid, kept))
+                                            rep_p["sigma_boundary"], rep.n_nodes, codes, grid, kept, keep))
     if done.representation is out:
         return done
     parent = done.parent

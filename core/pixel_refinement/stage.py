@@ -50,6 +50,10 @@ class PixelRefinement:
         The working pixels' segments of a result kept as it is (the constraint step kept the
         result on screen, ``rounding_keep_screen``): no walk; the nodes are cut where these
         differ from ``node_labels`` (anchors aside), so the pixels are those of the screen.
+    keep : ndarray, shape (n,), float, optional
+        Per node, the weight of its own segment in the walk's prior (``pixel_keep`` times the
+        strokes' certainty of the node, :func:`core.suggestion.stroke_certainty`, clipped at
+        0); ``None``: the colour prior alone.
     """
 
     representation: object
@@ -64,6 +68,7 @@ class PixelRefinement:
     codes: np.ndarray | None = None
     grid: tuple | None = None
     kept: np.ndarray | None = None
+    keep: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -134,8 +139,11 @@ def apply_refinement(step: PixelRefinement) -> Refined:
     (:mod:`core.graph.pixels` weights), from the pixels just outside the band and the
     anchors, which keep their segments; the prior, with weight ``looks``, is each segment's
     posterior under the colour histograms of the node-level labels
-    (:mod:`core.pixel_refinement.looks`). Specks the walk made go to their surroundings
-    (:func:`fill_islands`, below :data:`MIN_ISLAND` node areas).
+    (:mod:`core.pixel_refinement.looks`). With ``step.keep`` a pixel's prior also pulls
+    towards its node's segment with that node's weight: per pixel the walk's prior weight
+    is ``looks + keep`` and its prior ``(looks colour + keep onehot) / (looks + keep)``,
+    the minimiser of the two quadratic terms together. Specks the walk made go to their
+    surroundings (:func:`fill_islands`, below :data:`MIN_ISLAND` node areas).
 
     Returns
     -------
@@ -170,8 +178,12 @@ def apply_refinement(step: PixelRefinement) -> Refined:
         codes = step.codes if step.codes is not None else colour_codes(rep.image)
         n_bins = BINS ** (1 if rep.image.ndim == 2 else rep.image.shape[2])
         prior = colour_posterior(codes, flat, k, u, n_bins)
+    weight = step.looks
+    if step.keep is not None:
+        prior, weight = _with_node_prior(prior, step.looks, np.asarray(step.keep, float)[rep.node_map.ravel()[u]],
+                                         flat[u], k)
     new = flat.copy()
-    new[u] = band_walk(free, flat, p, q, wt, prior, step.looks, k)
+    new[u] = band_walk(free, flat, p, q, wt, prior, weight, k)
     min_area = int(MIN_ISLAND * h * w / max(int(step.method_nodes), 1))
     if min_area > 1:
         new = fill_islands(new.reshape(h, w), flat.reshape(h, w), free, min_area).ravel()
@@ -180,6 +192,16 @@ def apply_refinement(step: PixelRefinement) -> Refined:
     changed, changed_labels = u[moved].astype(np.int32), walked[moved].astype(np.int32)
     refined, parent, labels = _parts(rep, labels0, changed, changed_labels, k)
     return Refined(rep, labels0, refined, parent, labels, len(u), changed, changed_labels)
+
+
+def _with_node_prior(prior: np.ndarray | None, looks: float, keep: np.ndarray, own: np.ndarray, k: int):
+    """The walk's prior and its weight per band pixel with the node prior (``keep``, per
+    pixel) beside the colour prior (``prior`` with weight ``looks``; uniform where none)."""
+    onehot = np.zeros((len(own), k))
+    onehot[np.arange(len(own)), own] = 1.0
+    colour = prior if prior is not None else np.full((len(own), k), 1.0 / k)
+    weight = looks + keep
+    return (looks * colour + keep[:, None] * onehot) / np.maximum(weight, 1e-300)[:, None], weight
 
 
 def _kept(step: PixelRefinement, rep, labels0: np.ndarray, pix_labels: np.ndarray) -> Refined:
@@ -273,7 +295,8 @@ def band_walk(free: np.ndarray, labels: np.ndarray, p: np.ndarray, q: np.ndarray
         Every pixel pair touching ``free`` (:func:`~core.graph.pixels.pairs_touching`) and
         its weight.
     prior : ndarray, shape (u, k), or None
-    weight : float
+    weight : float or ndarray, shape (u,)
+        The prior's weight, one for every pixel or one per pixel.
     k : int
     """
     import scipy.sparse.linalg as sla
@@ -300,8 +323,8 @@ def band_walk(free: np.ndarray, labels: np.ndarray, p: np.ndarray, q: np.ndarray
             sel = labels[b[edge]] == c
             rhs[c] += np.bincount(a[edge][sel], wt[edge][sel], n)
     rhs = rhs.T
-    if prior is not None and weight > 0:
-        rhs += weight * d[:, None] * prior
+    if prior is not None and np.any(weight > 0):
+        rhs += (weight * d)[:, None] * prior
     inv = (1.0 / diag).astype(np.float32)
     M = sla.LinearOperator((n, n), matvec=lambda r: inv * r.ravel(), dtype=np.float32)  # Jacobi
     x = np.empty((n, k))

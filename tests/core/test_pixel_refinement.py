@@ -136,3 +136,69 @@ def test_specks_the_walk_makes_go_to_their_surroundings():
     lone = before.copy()
     lone[20:22, 5:7] = 1  # a speck of the node-level labels themselves (not made by the walk)
     assert (fill_islands(lone, lone, free, min_area=10)[20:22, 5:7] == 1).all()
+
+
+def test_band_walk_takes_one_weight_per_pixel():
+    """A weight per pixel (the node prior's) equal everywhere gives the labels of the one
+    weight; a pixel with a heavy prior on another segment takes that segment."""
+    rng = np.random.RandomState(2)
+    h, w, k = 16, 20, 2
+    img = rng.rand(h, w, 3)
+    labels = (np.arange(w) >= w // 2)[None, :].repeat(h, 0).astype(np.int64)
+    free = boundary_band(labels, 3)
+    p, q = pairs_touching(free)
+    wt = pixel_weights(img.reshape(-1, 3), np.zeros(h * w), p, q, 0.3, 0.05)
+    prior = rng.dirichlet(np.ones(k), size=int(free.sum()))
+    one = band_walk(free, labels.ravel(), p, q, wt, prior, 0.1, k)
+    many = band_walk(free, labels.ravel(), p, q, wt, prior, np.full(len(prior), 0.1), k)
+    np.testing.assert_array_equal(one, many)
+    pulled = prior.copy()
+    pulled[0] = [0.0, 1.0] if one[0] == 0 else [1.0, 0.0]
+    weight = np.full(len(prior), 0.1)
+    weight[0] = 1e6
+    assert band_walk(free, labels.ravel(), p, q, wt, pulled, weight, k)[0] != one[0]
+
+
+def test_a_sure_node_keeps_its_segment_in_the_band():
+    """The node prior (``PixelRefinement.keep``): node labels a few pixels off the image's
+    edge are moved onto it by the walk alone, and stay where every node is sure."""
+    from segapp.core.pixel_refinement import PixelRefinement, apply_refinement
+
+    img, truth = _halves()
+    seg = _segment(img, core.Constraints(cannot_link=[(20, 5, 20, 60)]), "e2cp")
+    rep = seg.refinement.base
+    labels = (rep.positions[:, 1] > 32).astype(np.int64)  # the node boundary at column 32, the edge at 27
+    nodes = rep.to_pixels(labels)
+
+    def refined(keep):
+        done = apply_refinement(PixelRefinement(rep, labels, 2, np.zeros(0, np.int64), 0.75, 0.03, 0.08, 0.05,
+                                                rep.n_nodes, keep=keep))
+        return done.representation.to_pixels(done.node_labels)
+
+    free = refined(None)
+    assert _agreement(free, truth) == 1.0 > _agreement(nodes, truth)
+    np.testing.assert_array_equal(refined(np.zeros(rep.n_nodes)), free)
+    np.testing.assert_array_equal(refined(np.full(rep.n_nodes, 1e3)), nodes)
+
+
+@pytest.mark.parametrize("method", ["csp", "e2cp"])
+def test_pixel_keep_follows_the_strokes_certainty(method, monkeypatch):
+    """``pixel_keep`` (off by default): the strokes' certainty is computed only when it is
+    on, the result honours the strokes and the refinement runs; ``pixel_keep=0`` is the
+    default's result, pixel for pixel."""
+    import segapp.core.segmentation as segmentation
+
+    asked = []
+    real = segmentation.stroke_certainty
+    monkeypatch.setattr(segmentation, "stroke_certainty", lambda *a, **kw: asked.append(1) or real(*a, **kw))
+    img, truth = _halves()
+    cons = core.Constraints(cannot_link=[(20, 5, 20, 60)])
+    default = _segment(img, cons, method)
+    off = _segment(img, cons, method, pixel_keep=0.0)
+    assert asked == []
+    on = _segment(img, cons, method, pixel_keep=0.01)
+    assert asked == [1]
+    np.testing.assert_array_equal(default.labels, off.labels)
+    assert default.params["pixel_keep"] == 0.0 and on.params["pixel_keep"] == 0.01
+    assert on.refinement is not None and all(v.all() for v in on.honoured.values())
+    assert _agreement(on.labels, truth) > 0.99
