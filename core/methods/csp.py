@@ -211,7 +211,7 @@ def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int, cache=None):
     V *= np.sqrt(vol) / np.linalg.norm(V, axis=0)
     cost = np.einsum("ij,ij->j", V, Lbar @ V)
     alpha = np.einsum("ij,ij->j", V, Qbar @ V)
-    tol = 1e-10 * max(1.0, float(np.abs(mu).max(initial=0.0)))
+    tol = _feasibility_tol(mu)
     feasible = mu > tol
     if n_feasible is None:
         n_feasible = int(feasible.sum())
@@ -226,11 +226,16 @@ def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int, cache=None):
 ARPACK_MAX_RESIDUAL = 1e-6  # above this ARPACK's eigenpairs are solved again densely
 
 
+def _feasibility_tol(mu: np.ndarray) -> float:
+    """The ``mu`` above which an eigenpair counts as feasible (``lambda = 1 / mu > 0``)."""
+    return 1e-10 * max(1.0, float(np.abs(mu).max(initial=0.0)))
+
+
 def _pencil_residual(Bs, Mmat: np.ndarray, mu: np.ndarray, W: np.ndarray) -> float:
     """The largest relative residual ``|B_s w - mu M w| / (|B_s w| + |mu| |M w|)`` of the
     feasible eigenpairs ``(mu, w)`` (``mu > 0``, as :func:`solve_csp` counts them) of the
     definite pencil, 0 for none."""
-    feasible = mu > 1e-10 * max(1.0, float(np.abs(mu).max(initial=0.0)))
+    feasible = mu > _feasibility_tol(mu)
     mu, W = mu[feasible], W[:, feasible]
     if W.shape[1] == 0:
         return 0.0
