@@ -14,12 +14,13 @@ PIXEL_PARAMS = (
               "Pixel refinement: pull of each segment's colour distribution (its histogram "
               "over the image) on the band's pixels; 0: the image's edges alone.",
               low=0.0, high=10.0),
-    ParamSpec("pixel_keep", float, 0.0,
+    ParamSpec("pixel_keep", float, 0.01,
               "Pixel refinement: pull of each node's own segment on its band pixels, times how "
               "sure the strokes make the node (the walk from the stroke ends of "
-              "core.suggestion.stroke_certainty, clipped at 0); 0: off. 0.01 lowered NoC@90 on "
-              "the GrabCut clicks (csp 8.12 -> 7.98, e2cp 8.40 -> 8.14) but is not yet the "
-              "default (bench/results/tuning.md, nineteenth session).",
+              "core.suggestion.stroke_certainty, clipped at 0), once a cannot-link or blocks of "
+              "two labels say which segments differ and every segment holds a stroke end; 0: "
+              "off. 0.01 lowered NoC@90 on the GrabCut clicks for all six constrained methods "
+              "(bench/results/tuning.md, nineteenth and twenty-first sessions).",
               low=0.0, high=10.0,
               plain="How firmly the refinement keeps the outline where your strokes make a region "
                     "certain: 0 lets the image's edges alone move it."),

@@ -183,9 +183,9 @@ def test_a_sure_node_keeps_its_segment_in_the_band():
 
 @pytest.mark.parametrize("method", ["csp", "e2cp"])
 def test_pixel_keep_follows_the_strokes_certainty(method, monkeypatch):
-    """``pixel_keep`` (off by default): the strokes' certainty is computed only when it is
-    on, the result honours the strokes and the refinement runs; ``pixel_keep=0`` is the
-    default's result, pixel for pixel."""
+    """``pixel_keep`` (0.01 by default): the strokes' certainty is computed only when it is
+    on, the result honours the strokes and the refinement runs; the default is
+    ``pixel_keep=0.01``, pixel for pixel."""
     import segapp.core.segmentation as segmentation
 
     asked = []
@@ -193,12 +193,32 @@ def test_pixel_keep_follows_the_strokes_certainty(method, monkeypatch):
     monkeypatch.setattr(segmentation, "stroke_certainty", lambda *a, **kw: asked.append(1) or real(*a, **kw))
     img, truth = _halves()
     cons = core.Constraints(cannot_link=[(20, 5, 20, 60)])
-    default = _segment(img, cons, method)
     off = _segment(img, cons, method, pixel_keep=0.0)
     assert asked == []
-    on = _segment(img, cons, method, pixel_keep=0.01)
+    default = _segment(img, cons, method)
     assert asked == [1]
-    np.testing.assert_array_equal(default.labels, off.labels)
-    assert default.params["pixel_keep"] == 0.0 and on.params["pixel_keep"] == 0.01
+    on = _segment(img, cons, method, pixel_keep=0.01)
+    np.testing.assert_array_equal(default.labels, on.labels)
+    assert off.params["pixel_keep"] == 0.0 and default.params["pixel_keep"] == 0.01
     assert on.refinement is not None and all(v.all() for v in on.honoured.values())
-    assert _agreement(on.labels, truth) > 0.99
+    assert _agreement(on.labels, truth) > 0.99 and _agreement(off.labels, truth) > 0.99
+
+
+@pytest.mark.parametrize("method", ["csp", "ssap"])
+def test_pixel_keep_waits_until_every_segment_has_a_stroke(method, monkeypatch):
+    """Must-links alone say nothing of how their groups are split, and a segment no stroke
+    reached is uncertain by the walk everywhere, so the pull would shrink it: the certainty
+    is used only once a cannot-link says which segments differ."""
+    import segapp.core.segmentation as segmentation
+
+    asked = []
+    real = segmentation.stroke_certainty
+    monkeypatch.setattr(segmentation, "stroke_certainty", lambda *a, **kw: asked.append(1) or real(*a, **kw))
+    img, truth = _halves()
+    must = _segment(img, core.Constraints(must_link=[(10, 5, 40, 15)]), method, pixel_keep=0.01)
+    assert asked == [] and must.refinement is not None
+    both = _segment(img, core.Constraints(must_link=[(10, 5, 40, 15), (10, 50, 40, 60)]), method, pixel_keep=0.01)
+    assert asked == [] and both.refinement is not None  # both halves stroked, but not told apart
+    _segment(img, core.Constraints(must_link=[(10, 5, 40, 15)], cannot_link=[(20, 5, 20, 60)]), method,
+             pixel_keep=0.01)
+    assert asked == [1]
