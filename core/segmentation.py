@@ -356,12 +356,13 @@ def _refine_pixels(res, out, rep, constraints, rep_p: dict, n_segments: int, kep
     keep = None
     if rep_p["pixel_keep"] > 0 and kept is None:
         # Only once the strokes say which segments differ (a cannot-link, or blocks of two
-        # labels) and every segment shown holds a stroke end: must-links alone say nothing of
-        # how their groups are split, and a segment no stroke has reached is uncertain by the
-        # walk everywhere, so the pull would shrink it (bench/results/tuning.md, 21st session).
+        # labels): must-links alone say nothing of how their groups are split, and a segment
+        # no stroke has reached is uncertain by the walk everywhere, so the pull would shrink
+        # it (ssap collapsed so). With a cannot-link drawn, the pull on a segment no stroke
+        # has reached yet helps the next stroke (bench/results/tuning.md, 21st and 22nd sessions).
         seeds, labels = seed_nodes(constraints, out), np.asarray(res.labels, np.int64)
         apart = bool(constraints.cannot_link) or len({b.label for b in constraints.blocks}) > 1
-        if apart and len(seeds) and np.isin(labels, labels[seeds]).all():
+        if apart and len(seeds):
             sure = stroke_certainty(boundary_graph(out, rep_p), labels, seeds, n_segments)
             keep = rep_p["pixel_keep"] * np.clip(sure, 0.0, None)
     done = apply_refinement(PixelRefinement(out, res.labels, n_segments, anchors, rep_p["pixel_band"],

@@ -18,7 +18,7 @@ PIXEL_PARAMS = (
               "Pixel refinement: pull of each node's own segment on its band pixels, times how "
               "sure the strokes make the node (the walk from the stroke ends of "
               "core.suggestion.stroke_certainty, clipped at 0), once a cannot-link or blocks of "
-              "two labels say which segments differ and every segment holds a stroke end; 0: "
+              "two labels say which segments differ; 0: "
               "off. 0.01 lowered NoC@90 on the GrabCut clicks for all six constrained methods "
               "(bench/results/tuning.md, nineteenth and twenty-first sessions).",
               low=0.0, high=10.0,

@@ -53,8 +53,8 @@ class PixelRefinement:
     keep : ndarray, shape (n,), float, optional
         Per node, the weight of its own segment in the walk's prior (``pixel_keep`` times the
         strokes' certainty of the node, :func:`core.suggestion.stroke_certainty`, clipped at
-        0); ``None``: the colour prior alone (also while a segment holds no stroke end,
-        whose nodes the walk would call uncertain everywhere).
+        0); ``None``: the colour prior alone (also while only must-links are drawn:
+        they do not say which segments differ, :func:`core.segmentation._refine_pixels`).
     """
 
     representation: object

@@ -205,10 +205,11 @@ def test_pixel_keep_follows_the_strokes_certainty(method, monkeypatch):
 
 
 @pytest.mark.parametrize("method", ["csp", "ssap"])
-def test_pixel_keep_waits_until_every_segment_has_a_stroke(method, monkeypatch):
+def test_pixel_keep_waits_for_a_cannot_link(method, monkeypatch):
     """Must-links alone say nothing of how their groups are split, and a segment no stroke
     reached is uncertain by the walk everywhere, so the pull would shrink it: the certainty
-    is used only once a cannot-link says which segments differ."""
+    is used only once a cannot-link says which segments differ, and then also while a
+    segment holds no stroke end (K = 3, two segments stroked)."""
     import segapp.core.segmentation as segmentation
 
     asked = []
@@ -222,3 +223,8 @@ def test_pixel_keep_waits_until_every_segment_has_a_stroke(method, monkeypatch):
     _segment(img, core.Constraints(must_link=[(10, 5, 40, 15)], cannot_link=[(20, 5, 20, 60)]), method,
              pixel_keep=0.01)
     assert asked == [1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        three = core.segment(img, core.Constraints(cannot_link=[(20, 5, 20, 60)]), method=method, n_segments=3,
+                             representation="grid", max_nodes=48, pixel_keep=0.01)
+    assert asked == [1, 1] and three.refinement is not None
