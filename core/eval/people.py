@@ -78,12 +78,15 @@ def _centre(mask: np.ndarray) -> tuple[int, int]:
 
 def region_strokes(target: np.ndarray, k: int) -> list[tuple[str, tuple, tuple]]:
     """The regions-first user's strokes, in drawing order: ``(kind, (r, c), (r, c))`` with
-    kind ``'must_link'`` or ``'cannot_link'`` (module docstring)."""
-    pts = [region_points(target == g) for g in range(k)]
+    kind ``'must_link'`` or ``'cannot_link'`` (module docstring). A target region without a
+    pixel (a target of fewer than ``k`` regions) gets no stroke: every stroke stays correct."""
+    present = [g for g in range(k) if (target == g).any()]
+    pts = [region_points(target == g) for g in present]
     first = [(Kind.MUST_LINK, p[0], p[1]) for p in pts]
     second = [(Kind.MUST_LINK, p[2], p[3]) for p in pts]
-    centres = [_centre(target == g) for g in range(k)]
-    cannot = [(Kind.CANNOT_LINK, centres[g], centres[h]) for g in range(k) for h in range(g + 1, k)]
+    centres = [_centre(target == g) for g in present]
+    n = len(present)
+    cannot = [(Kind.CANNOT_LINK, centres[a], centres[b]) for a in range(n) for b in range(a + 1, n)]
     return first + second + cannot
 
 

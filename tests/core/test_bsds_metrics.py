@@ -61,6 +61,20 @@ def test_target_keeps_the_k_largest_segments_of_the_coarsest_annotator():
     assert t.tolist() == [[0, 0, 1, 1], [0, 0, 1, -1]]
 
 
+def test_target_comes_from_an_annotator_with_at_least_k_segments():
+    """The coarsest annotator drew two segments; at K = 3 the target is the coarsest of those
+    who drew at least three, so it has three regions; when nobody did, the coarsest."""
+    from segapp.core.eval import simulate
+
+    two = np.array([[0, 0, 1, 1], [0, 0, 1, 1]])
+    four = np.array([[0, 0, 1, 1], [2, 2, 3, 1]])
+    many = np.array([[0, 1, 2, 3], [4, 5, 6, 7]])
+    t = simulate.make_target([many, two, four], 3)
+    assert sorted(np.unique(t[t >= 0]).tolist()) == [0, 1, 2]
+    assert t.tolist() == [[1, 1, 0, 0], [2, 2, -1, 0]]
+    assert np.unique(simulate.make_target([two], 3)).tolist() == [0, 1]
+
+
 def test_simulated_user_clicks_the_centre_of_the_largest_error():
     """Hand-made case: target left/right halves of a 20x20 image; the prediction wrongly puts
     a 6x6 square of the right half with the left. The click is at that square's centre, the

@@ -30,6 +30,19 @@ def test_regions_first_draws_correct_strokes(k, n):
         assert np.hypot(p[0] - q[0], p[1] - q[1]) > 0.5 * np.hypot(np.ptp(rows), np.ptp(cols))
 
 
+def test_a_missing_region_gets_no_stroke():
+    """A target of two regions asked at K = 3: the user strokes the two it has, every stroke
+    correct (before, the missing region's 'points' were drawn anywhere in the image: a
+    must-link from corner to corner across both regions)."""
+    t = _target()
+    t[t == 2] = 1
+    strokes = people.region_strokes(t, 3)
+    assert len(strokes) == 2 * 2 + 1
+    for kind, p, q in strokes:
+        same = t[p] == t[q]
+        assert same if kind == "must_link" else not same
+
+
 def test_stroke_ends_deep_inside_the_region():
     t = _target()
     for g in range(3):
