@@ -57,10 +57,9 @@ def region_points(mask: np.ndarray) -> list[tuple[int, int]]:
     """Four far-apart points deep inside ``mask``: ``a`` farthest from the region's centroid,
     ``b`` farthest from ``a``, then ``c`` and ``d`` each farthest from the points chosen so far
     (the ends of the first and the second must-link)."""
-    deep = _interior(mask)
-    pts = np.argwhere(deep).astype(float)
-    if len(pts) == 0:
+    if not np.any(mask):  # (an empty mask's distance transform is 0 everywhere: every pixel "deep")
         raise SegappError("a target region has no pixel")
+    pts = np.argwhere(_interior(mask)).astype(float)
     chosen: list[np.ndarray] = []
     start = pts.mean(0)
     a = pts[np.argmax(((pts - start) ** 2).sum(1))]

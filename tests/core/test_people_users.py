@@ -38,6 +38,8 @@ def test_a_missing_region_gets_no_stroke():
     t[t == 2] = 1
     strokes = people.region_strokes(t, 3)
     assert len(strokes) == 2 * 2 + 1
+    with pytest.raises(SegappError, match="no pixel"):
+        people.region_points(t == 2)
     for kind, p, q in strokes:
         same = t[p] == t[q]
         assert same if kind == "must_link" else not same
