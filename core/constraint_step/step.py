@@ -231,7 +231,13 @@ def _auto_rounding(embedding, labels0, nc, n_clusters: int, graph=None, **kw):
     ``bench/results/tuning.md``, 2026-11-27). Except at K = 2 when that colouring leaves a
     segment under :data:`UNREACHED_MIN_SHARE` of the image and the walk's does not: two
     segments asked are two regions, not one and a sliver around a stroke (ssap on 236017:
-    0.7% of the image).
+    0.7% of the image). The same holds once cannot-links are drawn, for the must-link groups
+    no cannot-link touches (:func:`_free_must_link_groups`: must-links inside regions, a
+    cannot-link between two other points): they say as much about the regions as without the
+    cannot-links, and the walk's colouring otherwise puts them in fewer segments and leaves
+    the rest to a cannot-link's end (118020, two must-links in each of two regions and a
+    cannot-link between their centres, in one call: 95.1 / 4.9% of the image, ARI 0.03,
+    now 63.4 / 36.6%, ARI 0.67; ``bench/results/tuning.md``, 2026-11-29).
 
     A stroke the result on screen already honours (:func:`screen_grouping`: every group in
     one segment on screen, cannot-linked groups apart, no blob on screen) keeps the screen's
@@ -255,6 +261,13 @@ def _auto_rounding(embedding, labels0, nc, n_clusters: int, graph=None, **kw):
         if n_clusters == 2 and _sliver(tried[1][0], 2, sizes) and not _sliver(tried[0][0], 2, sizes):
             return tried[0]  # at K = 2, two regions rather than a sliver around one group
         return tried[1]  # must-links in several places, joined by the walk's colouring
+    free = _free_must_link_groups(nc, res) if res.apart else []
+    if len(free) >= 2:
+        spans = [len(np.unique(lab[[int(np.flatnonzero(res.group == g)[0]) for g in free]])) >= min(n_clusters, len(free))
+                 for lab, _ in tried]
+        if spans[1] and not spans[0] and not (n_clusters == 2 and _sliver(tried[1][0], 2, sizes)
+                                              and not _sliver(tried[0][0], 2, sizes)):
+            return tried[1]  # the same with cannot-links drawn elsewhere
     if kw.get("previous") is not None and kw.get("stability", 0) > 0:
         screen = screen_grouping(np.asarray(kw["previous"], np.int64), res, n_clusters)
         if screen is not None:
@@ -265,6 +278,17 @@ def _auto_rounding(embedding, labels0, nc, n_clusters: int, graph=None, **kw):
     scores = [(_sliver(lab, n_clusters, sizes) if blob else not res.apart and _collapsed(lab, stroked, n_clusters),
                labels_ncut(graph, lab, n_clusters)) for lab, _ in tried]
     return tried[1] if scores[1] < scores[0] else tried[0]
+
+
+def _free_must_link_groups(nc, res: Resolution) -> list:
+    """The groups holding an honoured must-link's ends that no cannot-link (or block label)
+    keeps apart from another group: must-links drawn inside regions, about which the
+    cannot-links say nothing."""
+    from ..constraints import Kind
+
+    said = {int(g) for pair in res.apart for g in pair}
+    return sorted({int(res.group[s.a]) for j, s in enumerate(nc.strokes)
+                   if s.kind == Kind.MUST_LINK and res.honoured[j] and res.group[s.a] >= 0} - said)
 
 
 def screen_grouping(previous: np.ndarray, res: Resolution, k: int) -> np.ndarray | None:

@@ -470,6 +470,47 @@ def test_must_links_in_two_places_at_k2_do_not_give_a_sliver(monkeypatch, k):
     np.testing.assert_array_equal(got, joined if k == 2 else sliver)
 
 
+@pytest.mark.parametrize("k", [2, 3])
+def test_must_links_inside_regions_take_their_segments_with_a_cannot_link_elsewhere(monkeypatch, k):
+    # must-links at 0-1, 20-21 and 60-61 on a path of 80 nodes, and a cannot-link between
+    # nodes 40 and 79, which no must-link touches (the regions-first user's strokes: must-links
+    # inside regions, a cannot-link between their centres); weak edges before nodes 70 and 75
+    # give the walk's colouring the lower normalised cut. The walk's colouring puts every
+    # must-link group in one segment and leaves the other(s) to the cannot-link's end; the
+    # normalised-cut colouring spreads them over min(K, groups) segments. 'auto' keeps the
+    # latter, as it does without the cannot-link. Once the cannot-link touches a must-link
+    # group, the lower normalised cut decides as before; at K = 2 a sliver still loses.
+    from segapp.core.constraint_step import step
+
+    weights = [1.0] * 79
+    weights[69] = weights[74] = 1e-3  # weak edges before nodes 70 and 75
+    W = _path_graph(weights)
+    joined = np.zeros(80, int)
+    joined[70:] = 1
+    spread = np.r_[np.zeros(40, int), np.ones(40, int)]
+    if k == 3:
+        joined[75:] = 2
+        spread = np.r_[np.zeros(15, int), np.full(35, 2), np.ones(30, int)]
+    assert step.labels_ncut(W, joined, k) < step.labels_ncut(W, spread, k)
+    made = {"walk": joined, "ncut": spread}
+    monkeypatch.setattr(step, "constrained_labels",
+                        lambda emb, lab0, nc, k, colouring, **kw: (made[colouring].copy(), step.resolve(nc)))
+    must = [(0, 1), (20, 21), (60, 61)]
+
+    def auto(cannot, sizes=None):
+        kw = {} if sizes is None else {"appearance": (np.zeros((80, 3)), sizes)}
+        nc = NC.from_pairs(80, must=must, cannot=cannot)
+        return step._auto_rounding(np.zeros((80, 1)), joined, nc, k, graph=W, prior_weight=0.01, **kw)[0]
+
+    np.testing.assert_array_equal(auto([(40, 79)]), spread)
+    # cannot-links from must-link groups say where those go: one free group left, the cut decides
+    np.testing.assert_array_equal(auto([(0, 79), (61, 79)]), joined)
+    if k == 2:  # the spread colouring a sliver (the group 60-61 alone, 2.5%), the walk's not
+        made["ncut"] = np.zeros(80, int)
+        made["ncut"][[60, 61]] = 1
+        np.testing.assert_array_equal(auto([(40, 79)]), joined)
+
+
 def test_group_members_and_sums_are_those_of_a_loop_over_groups():
     # the constraint step's per-group sums (centroid distances, the stability term) taken at
     # once give the values of summing each group's rows in turn, to the last bit
