@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..constraints import Kind
 from .ncut import labels_ncut, _ncut_rounding
 from .params import COLOURING_TIE_WEIGHT, NCUT_TIE_WEIGHT, UNREACHED_MIN_SHARE
 from .potts import _best_colouring, edit_conductance
@@ -256,18 +257,18 @@ def _auto_rounding(embedding, labels0, nc, n_clusters: int, graph=None, **kw):
     res = resolve(nc)
     stroked = res.group >= 0
     sizes = _node_sizes(kw.get("appearance"), len(stroked))
-    if not res.apart and res.n_groups >= 2 and \
-            len(np.unique(tried[0][0][stroked])) < min(n_clusters, res.n_groups):
-        if n_clusters == 2 and _sliver(tried[1][0], 2, sizes) and not _sliver(tried[0][0], 2, sizes):
-            return tried[0]  # at K = 2, two regions rather than a sliver around one group
-        return tried[1]  # must-links in several places, joined by the walk's colouring
-    free = _free_must_link_groups(nc, res) if res.apart else []
-    if len(free) >= 2:
-        spans = [len(np.unique(lab[[int(np.flatnonzero(res.group == g)[0]) for g in free]])) >= min(n_clusters, len(free))
-                 for lab, _ in tried]
-        if spans[1] and not spans[0] and not (n_clusters == 2 and _sliver(tried[1][0], 2, sizes)
-                                              and not _sliver(tried[0][0], 2, sizes)):
-            return tried[1]  # the same with cannot-links drawn elsewhere
+    # must-links in several places: without cannot-links every group, with them the groups
+    # no cannot-link touches; the walk's colouring may join them, the normalised cut's spreads them
+    regions = np.arange(res.n_groups) if not res.apart else _free_must_link_groups(nc, res)
+    if len(regions) >= 2:
+        ids, at = np.unique(res.group, return_index=True)
+        first = at[np.searchsorted(ids, regions)]  # a node of each
+        need = min(n_clusters, len(regions))
+        spans = [len(np.unique(lab[first])) >= need for lab, _ in tried]
+        if not spans[0] and (spans[1] or not res.apart):
+            if n_clusters == 2 and _sliver(tried[1][0], 2, sizes) and not _sliver(tried[0][0], 2, sizes):
+                return tried[0]  # at K = 2, two regions rather than a sliver around one group
+            return tried[1]
     if kw.get("previous") is not None and kw.get("stability", 0) > 0:
         screen = screen_grouping(np.asarray(kw["previous"], np.int64), res, n_clusters)
         if screen is not None:
@@ -280,15 +281,14 @@ def _auto_rounding(embedding, labels0, nc, n_clusters: int, graph=None, **kw):
     return tried[1] if scores[1] < scores[0] else tried[0]
 
 
-def _free_must_link_groups(nc, res: Resolution) -> list:
+def _free_must_link_groups(nc, res: Resolution) -> np.ndarray:
     """The groups holding an honoured must-link's ends that no cannot-link (or block label)
-    keeps apart from another group: must-links drawn inside regions, about which the
-    cannot-links say nothing."""
-    from ..constraints import Kind
-
+    keeps apart from another group, ascending: must-links drawn inside regions, about which
+    the cannot-links say nothing."""
     said = {int(g) for pair in res.apart for g in pair}
-    return sorted({int(res.group[s.a]) for j, s in enumerate(nc.strokes)
-                   if s.kind == Kind.MUST_LINK and res.honoured[j] and res.group[s.a] >= 0} - said)
+    return np.array(sorted({int(res.group[s.a]) for j, s in enumerate(nc.strokes)
+                            if s.kind == Kind.MUST_LINK and res.honoured[j] and res.group[s.a] >= 0} - said),
+                    np.int64)
 
 
 def screen_grouping(previous: np.ndarray, res: Resolution, k: int) -> np.ndarray | None:
