@@ -1,6 +1,6 @@
 """Where the next stroke would help most: the least certain region of a result.
 
-A result is *certain* at a node when two pieces of evidence agree on its segment:
+A result is *certain* at a node when the pieces of evidence agree on its segment:
 
 * **the strokes** -- a random walk with a uniform prior (Grady 2005, as in the constraint
   step) on the boundary graph ``W`` the constraint step walks on, seeded at the nodes holding
@@ -9,11 +9,19 @@ A result is *certain* at a node when two pieces of evidence agree on its segment
   stroke ``x_i`` is that stroke's segment, far from every stroke (``lam`` sets how far in
   graph steps, ``REACH``) it fades to ``1/K`` -- nothing said there;
 * **the method** -- the node's place in the method's embedding: how much nearer it lies to
-  its own segment's centroid than to the nearest other one's.
+  its own segment's centroid than to the nearest other one's;
+* **the looks** (once there is a stroke) -- how much more the node's colour looks like its
+  own segment than like the likeliest other (:func:`looks_certainty`), each segment's
+  colour histogram counted over the nodes the strokes make sure of (stroke term above
+  ``LOOKS_SURE``): a part of the object left in the background, coloured like the object
+  and unlike the background's sure nodes, is doubted however far it lies from the strokes
+  (the memorial's stone scrolls against its brick wall; measured with the
+  suggestion-follower, ``bench/results/tuning.md``, 2026-11-29).
 
-Certainty ``c_i = w (x_i[f_i] - max_{l != f_i} x_i[l]) + (1 - w) (d_other - d_own) /
-(d_other + d_own)`` in ``[-1, 1]`` with ``f_i`` the node's segment (``w = STROKE_WEIGHT``
-once there is a stroke, 0 before). Nodes with ``c_i < THRESHOLD`` are *uncertain*; each
+Certainty ``c_i = (1 - a) [w (x_i[f_i] - max_{l != f_i} x_i[l]) + (1 - w) (d_other - d_own) /
+(d_other + d_own)] + a (P_i[f_i] - max_{l != f_i} P_i[l])`` in ``[-1, 1]`` with ``f_i`` the
+node's segment (``w = STROKE_WEIGHT``, ``a = LOOKS_WEIGHT`` once there is a stroke; before,
+the method's term alone). Nodes with ``c_i < THRESHOLD`` are *uncertain*; each
 connected group of uncertain nodes of one segment (touching in ``W``) is a candidate region,
 scored by its pixels times its mean uncertainty ``(1 - c) / 2`` (when no node is under the
 threshold, the least certain fifth of the nodes form the regions: there is always a least
@@ -21,9 +29,15 @@ certain place). A segment that no stroke, block or brush region has reached come
 every such region: what it stands for is the least certain thing in the result, however
 sure the embedding is of its nodes (its largest connected piece, scored by its pixels; of
 several, the one holding less of the image's border first: a figure before its ground;
-measured with the suggestion-follower, ``bench/results/tuning.md``). The suggestion is the
-highest-scoring region's centre (the pixel farthest inside it) and, per segment, its surest
-point (the centre of its largest certain group) that a person links the suggested point to.
+measured with the suggestion-follower, ``bench/results/tuning.md``); it is asked about
+where it lies farthest inside the unstroked image (:func:`_inner`: the geodesic distance on
+the boundary graph from the image's border and the stroked nodes; its nodes within
+``INNER_SHARE`` of its farthest), not at the centre of its largest piece, which on a
+GrabCut photo is most often background: there the follower's first object click came
+after 2.5 background clicks on average, now after 0.9. The suggestion is the
+highest-scoring region's centre (the pixel farthest inside it, or inside that part of an
+unreached segment) and, per segment, its surest point (the centre of its largest certain
+group) that a person links the suggested point to.
 
 Everything runs on the nodes the constraint step labelled (before the pixel refinement), a
 few hundred to a few thousand, in a few milliseconds; nothing here needs the ground truth.
@@ -31,6 +45,10 @@ few hundred to a few thousand, in a few milliseconds; nothing here needs the gro
 References
 ----------
 Grady, L. "Multilabel random walker image segmentation using prior models", CVPR 2005.
+Rother, C., Kolmogorov, V., Blake, A. "GrabCut: interactive foreground extraction using
+iterated graph cuts", SIGGRAPH 2004 (colour models refitted to the current labels).
+Wei, Y., Wen, F., Zhu, W., Sun, J. "Geodesic saliency using background priors", ECCV 2012
+(the geodesic distance from the image's border as a figure cue).
 """
 
 from __future__ import annotations
@@ -47,9 +65,12 @@ from .errors import ParameterError
 
 REACH = 0.02  # lam: the walk's prior weight per unit degree (smaller reaches further)
 STROKE_WEIGHT = 0.7  # the strokes' share of the certainty once there is a stroke
+LOOKS_WEIGHT = 0.3  # the looks' share of the certainty once there is a stroke
+LOOKS_SURE = 0.3  # a node counts in its segment's colour histogram where the strokes are this sure
 THRESHOLD = 0.0  # nodes less certain than this (more doubt than belief) form candidate regions
 LEAST = 0.2  # when no node is under THRESHOLD, the least certain fifth forms the regions
 STROKE_ANCHORS = True  # a segment's anchor is its oldest stroke end where it has one
+INNER_SHARE = 0.8  # an unreached segment is asked about where it lies farthest inside (:func:`_inner`)
 GRID_SIDE = 160  # centres are found on a grid at most this many pixels a side
 
 
@@ -190,7 +211,29 @@ def certainty(seg, constraints: Constraints | None = None, reach: float | None =
         return c_m
     W = boundary_graph(rep, seg.params)
     c_s = stroke_certainty(W, labels, seeds, k, reach)
-    return stroke_weight * c_s + (1.0 - stroke_weight) * c_m
+    strokes_and_method = stroke_weight * c_s + (1.0 - stroke_weight) * c_m
+    owner = labels.copy()
+    sure = c_s > LOOKS_SURE
+    for j in range(k):
+        if (sure & (labels == j)).any():  # a segment the strokes make sure of nowhere keeps all its nodes
+            owner[(labels == j) & ~sure] = -1
+    return (1.0 - LOOKS_WEIGHT) * strokes_and_method + LOOKS_WEIGHT * looks_certainty(rep, labels, k, owner)
+
+
+def looks_certainty(rep, labels: np.ndarray, k: int, owner: np.ndarray | None = None) -> np.ndarray:
+    """``P_i[f_i] - max_{l != f_i} P_i[l]``, shape (n,), in ``[-1, 1]``: how much more node
+    ``i``'s colour looks like its own segment ``f_i`` than like the likeliest other.
+
+    ``P`` is :func:`~core.constraint_step.looks.appearance_prior`: each segment's colour
+    histogram over a codebook of the node colours, counted over the nodes ``owner`` gives
+    it (``labels`` where not given), normalised over the segments at each node's colour."""
+    from .constraint_step.looks import appearance_prior, colour_codes
+
+    P = appearance_prior(colour_codes((rep.colors, rep.sizes)), labels if owner is None else owner, k)
+    rows = np.arange(len(labels))
+    own = P[rows, labels].copy()
+    P[rows, labels] = -np.inf
+    return own - P.max(1)
 
 
 def suggest(seg, constraints: Constraints | None = None, n_suggestions: int = 1,
@@ -235,12 +278,18 @@ def suggest(seg, constraints: Constraints | None = None, n_suggestions: int = 1,
     out = []
     nm = rep.node_map
     edge = np.unique(np.concatenate([nm[0], nm[-1], nm[:, 0], nm[:, -1]]))
-    for nodes, score in (_unreached(W, labels, seeds, sizes, int(seg.params["n_segments"]), edge)
-                         + _regions(W, labels, c, sizes, threshold)):
+    unreached = _unreached(W, labels, seeds, sizes, int(seg.params["n_segments"]), edge)
+    inner = _inner(W, np.union1d(edge, seeds)) if unreached else None
+    for i, (nodes, score) in enumerate(unreached + _regions(W, labels, c, sizes, threshold)):
         if skip.intersection(nodes.tolist()):
             continue
         inside = np.isin(grid.nodes, nodes)
-        point = grid.centre(inside)
+        focus = inside
+        g = inner[nodes] if i < len(unreached) else np.zeros(0)
+        if np.isfinite(g).any():  # an unreached segment: where it lies farthest inside
+            top = np.isin(grid.nodes, nodes[np.isfinite(g) & (g >= INNER_SHARE * g[np.isfinite(g)].max())])
+            focus = top if top.any() else inside
+        point = grid.centre(focus)
         anchors = tuple(grid.centre(a) if a is not None else None
                         for a in _anchor_masks(grid, labels, c >= threshold, ~inside, int(seg.params["n_segments"])))
         if STROKE_ANCHORS:
@@ -249,6 +298,17 @@ def suggest(seg, constraints: Constraints | None = None, n_suggestions: int = 1,
         if len(out) == n_suggestions:
             break
     return out
+
+
+def _inner(W, sources: np.ndarray) -> np.ndarray:
+    """Per node, its geodesic distance on ``W`` from ``sources`` (the image's border nodes
+    and the nodes strokes have reached), each edge costing ``1 - w / max(w)``: how far inside
+    the image's unstroked parts a node lies, boundaries counting as distance."""
+    from scipy.sparse.csgraph import dijkstra
+
+    C = sp.csr_matrix(W, copy=True)
+    C.data = 1.0 - C.data / max(C.data.max(initial=0.0), 1e-12) + 1e-3
+    return dijkstra(C, directed=False, indices=np.asarray(sources, np.int64), min_only=True)
 
 
 def _unreached(W, labels, seeds, sizes, k, edge):
