@@ -10,18 +10,21 @@ A result is *certain* at a node when the pieces of evidence agree on its segment
   graph steps, ``REACH``) it fades to ``1/K`` -- nothing said there;
 * **the method** -- the node's place in the method's embedding: how much nearer it lies to
   its own segment's centroid than to the nearest other one's;
-* **the looks** (once there is a stroke) -- how much more the node's colour looks like its
-  own segment than like the likeliest other (:func:`looks_certainty`), each segment's
-  colour histogram counted over the nodes the strokes make sure of (stroke term above
-  ``LOOKS_SURE``): a part of the object left in the background, coloured like the object
+* **the looks** (once there is a stroke) -- how much more the node looks like its own
+  segment than like the likeliest other, by its colour (:func:`looks_certainty`: each
+  segment's colour histogram) and its texture (:func:`texture_certainty`: the texture
+  model of the constraint step, a logistic regression of scikit-image's multiscale
+  features), each learnt from the nodes the strokes make sure of (stroke term above
+  ``LOOKS_SURE``): a part of the object left in the background, looking like the object
   and unlike the background's sure nodes, is doubted however far it lies from the strokes
   (the memorial's stone scrolls against its brick wall; measured with the
   suggestion-follower, ``bench/results/tuning.md``, 2026-11-29).
 
 Certainty ``c_i = (1 - a) [w (x_i[f_i] - max_{l != f_i} x_i[l]) + (1 - w) (d_other - d_own) /
-(d_other + d_own)] + a (P_i[f_i] - max_{l != f_i} P_i[l])`` in ``[-1, 1]`` with ``f_i`` the
-node's segment (``w = STROKE_WEIGHT``, ``a = LOOKS_WEIGHT`` once there is a stroke; before,
-the method's term alone). Nodes with ``c_i < THRESHOLD`` are *uncertain*; each
+(d_other + d_own)] + a [(1 - t) (P_i[f_i] - max_{l != f_i} P_i[l]) + t (Q_i[f_i] - max_{l != f_i}
+Q_i[l])]`` in ``[-1, 1]`` with ``f_i`` the node's segment, ``P`` the colour and ``Q`` the
+texture posteriors (``w = STROKE_WEIGHT``, ``a = LOOKS_WEIGHT``, ``t = TEXTURE_SHARE`` once
+there is a stroke; before, the method's term alone; ``t = 0`` without the working image). Nodes with ``c_i < THRESHOLD`` are *uncertain*; each
 connected group of uncertain nodes of one segment (touching in ``W``) is a candidate region,
 scored by its pixels times its mean uncertainty ``(1 - c) / 2`` (when no node is under the
 threshold, the least certain fifth of the nodes form the regions: there is always a least
@@ -66,7 +69,8 @@ from .errors import ParameterError
 REACH = 0.02  # lam: the walk's prior weight per unit degree (smaller reaches further)
 STROKE_WEIGHT = 0.7  # the strokes' share of the certainty once there is a stroke
 LOOKS_WEIGHT = 0.3  # the looks' share of the certainty once there is a stroke
-LOOKS_SURE = 0.3  # a node counts in its segment's colour histogram where the strokes are this sure
+LOOKS_SURE = 0.3  # a node counts in its segment's looks (colour, texture) where the strokes are this sure
+TEXTURE_SHARE = 0.5  # the texture model's share of the looks (the colour histograms' the rest)
 THRESHOLD = 0.0  # nodes less certain than this (more doubt than belief) form candidate regions
 LEAST = 0.2  # when no node is under THRESHOLD, the least certain fifth forms the regions
 STROKE_ANCHORS = True  # a segment's anchor is its oldest stroke end where it has one
@@ -217,7 +221,11 @@ def certainty(seg, constraints: Constraints | None = None, reach: float | None =
     for j in range(k):
         if (sure & (labels == j)).any():  # a segment the strokes make sure of nowhere keeps all its nodes
             owner[(labels == j) & ~sure] = -1
-    return (1.0 - LOOKS_WEIGHT) * strokes_and_method + LOOKS_WEIGHT * looks_certainty(rep, labels, k, owner)
+    looks = looks_certainty(rep, labels, k, owner)
+    texture = texture_certainty(rep, labels, k, owner)
+    if texture is not None:
+        looks = (1.0 - TEXTURE_SHARE) * looks + TEXTURE_SHARE * texture
+    return (1.0 - LOOKS_WEIGHT) * strokes_and_method + LOOKS_WEIGHT * looks
 
 
 def looks_certainty(rep, labels: np.ndarray, k: int, owner: np.ndarray | None = None) -> np.ndarray:
@@ -234,6 +242,27 @@ def looks_certainty(rep, labels: np.ndarray, k: int, owner: np.ndarray | None = 
     own = P[rows, labels].copy()
     P[rows, labels] = -np.inf
     return own - P.max(1)
+
+
+def texture_certainty(rep, labels: np.ndarray, k: int, owner: np.ndarray) -> np.ndarray | None:
+    """``Q_i[f_i] - max_{l != f_i} Q_i[l]``, shape (n,), in ``[-1, 1]``, with ``Q`` the
+    texture model's posteriors (:func:`~core.constraint_step.texture.texture_posterior`:
+    a logistic regression of the nodes' scikit-image multiscale features, fitted on the
+    nodes ``owner`` labels, weighted by their pixels); ``None`` without a working image
+    (its features) or with fewer than two segments labelled in ``owner``."""
+    from .constraint_step.texture import cached_pixel_texture, node_texture, texture_posterior
+
+    feats = cached_pixel_texture(rep)
+    if feats is None:
+        return None
+    nodes = np.flatnonzero(owner >= 0)
+    Q = texture_posterior(node_texture(feats, rep.node_map.ravel(), rep.n_nodes), nodes, owner[nodes], k, rep.sizes)
+    if Q is None:
+        return None
+    rows = np.arange(len(labels))
+    own = Q[rows, labels].copy()
+    Q[rows, labels] = -np.inf
+    return own - Q.max(1)
 
 
 def suggest(seg, constraints: Constraints | None = None, n_suggestions: int = 1,
