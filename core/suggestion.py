@@ -56,6 +56,7 @@ Wei, Y., Wen, F., Zhu, W., Sun, J. "Geodesic saliency using background priors", 
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -255,8 +256,13 @@ def texture_certainty(rep, labels: np.ndarray, k: int, owner: np.ndarray) -> np.
     feats = cached_pixel_texture(rep)
     if feats is None:
         return None
+    # the nodes' texture, kept in the image's cache by their node map (split nodes share the
+    # cache of the nodes they were split from): 14 ms at 4000 x 3000, once per node map
+    key = ("suggestion-node-texture", hashlib.blake2b(np.ascontiguousarray(rep.node_map).tobytes(),
+                                                       digest_size=16).hexdigest())
+    F = rep.cache.get(key, lambda: node_texture(feats, rep.node_map.ravel(), rep.n_nodes))
     nodes = np.flatnonzero(owner >= 0)
-    Q = texture_posterior(node_texture(feats, rep.node_map.ravel(), rep.n_nodes), nodes, owner[nodes], k, rep.sizes)
+    Q = texture_posterior(F, nodes, owner[nodes], k, rep.sizes)
     if Q is None:
         return None
     rows = np.arange(len(labels))
