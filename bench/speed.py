@@ -105,7 +105,8 @@ def child(image_path: str, gt_path: str, what: str, n: int) -> dict:
         leave_a_core_to_the_window()
     tiny = np.zeros((48, 48, 3))
     tiny[:, 24:] = 1.0
-    core.segment(tiny, core.Constraints([(2, 2, 40, 40)]), max_nodes=64)  # imports, as the worker warms up
+    warm = core.Constraints([(2, 2, 40, 40)])
+    core.suggest(core.segment(tiny, warm, max_nodes=64), warm)  # imports, as the worker warms up
     t0 = time.perf_counter()
     img = core.load_image(image_path)
     tg = targets(gt_path, img.shape[:2])

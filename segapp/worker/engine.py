@@ -43,13 +43,15 @@ class Engine:
         self.received = {"image": 0, "segment": 0}  # messages handled (diagnostics)
 
     def warm_up(self) -> None:
-        """Segment a tiny image once, so the first real request pays no import time."""
+        """Segment a tiny image once and suggest a stroke on it, so the first real request
+        pays no import time."""
         img = np.zeros((48, 48, 3))
         img[:, 24:] = 1.0
+        cons = core.Constraints([(2, 2, 40, 40)])
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                core.segment(img, core.Constraints([(2, 2, 40, 40)]), n_segments=2, max_nodes=64)
+                core.suggest(core.segment(img, cons, n_segments=2, max_nodes=64), cons)
         except core.SegappError:
             pass  # only a warm-up: the real request reports its own errors
 
