@@ -251,7 +251,7 @@ def texture_certainty(rep, labels: np.ndarray, k: int, owner: np.ndarray) -> np.
     a logistic regression of the nodes' scikit-image multiscale features, fitted on the
     nodes ``owner`` labels, weighted by their pixels); ``None`` without a working image
     (its features) or with fewer than two segments labelled in ``owner``."""
-    from .constraint_step.texture import cached_pixel_texture, node_texture, texture_posterior
+    from .constraint_step.texture import cached_pixel_texture, texture_posterior
 
     feats = cached_pixel_texture(rep)
     if feats is None:
@@ -260,7 +260,7 @@ def texture_certainty(rep, labels: np.ndarray, k: int, owner: np.ndarray) -> np.
     # cache of the nodes they were split from): 14 ms at 4000 x 3000, once per node map
     key = ("suggestion-node-texture", hashlib.blake2b(np.ascontiguousarray(rep.node_map).tobytes(),
                                                        digest_size=16).hexdigest())
-    F = rep.cache.get(key, lambda: node_texture(feats, rep.node_map.ravel(), rep.n_nodes))
+    F = rep.cache.get(key, lambda: _node_texture(feats, rep.node_map.ravel(), rep.n_nodes))
     nodes = np.flatnonzero(owner >= 0)
     Q = texture_posterior(F, nodes, owner[nodes], k, rep.sizes)
     if Q is None:
@@ -269,6 +269,19 @@ def texture_certainty(rep, labels: np.ndarray, k: int, owner: np.ndarray) -> np.
     own = Q[rows, labels].copy()
     Q[rows, labels] = -np.inf
     return own - Q.max(1)
+
+
+def _node_texture(features: np.ndarray, node_of_pixel: np.ndarray, n_nodes: int) -> np.ndarray:
+    """:func:`~core.constraint_step.texture.node_texture` summed in the features' float32:
+    a float64 product would copy the features first (46 MB at 4000 x 3000, which raised the
+    worker's peak memory by as much)."""
+    from .constraint_step.texture import standardised_means
+
+    node_of_pixel = np.asarray(node_of_pixel, np.int64)
+    A = sp.csr_matrix((np.ones(len(node_of_pixel), np.float32), (node_of_pixel, np.arange(len(node_of_pixel)))),
+                      shape=(n_nodes, len(node_of_pixel)))
+    sums = np.asarray(A @ np.asarray(features, np.float32), float)
+    return standardised_means(sums, np.bincount(node_of_pixel, minlength=n_nodes).astype(float))
 
 
 def suggest(seg, constraints: Constraints | None = None, n_suggestions: int = 1,
