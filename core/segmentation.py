@@ -64,6 +64,10 @@ class Segmentation:
         The parameters as the call was given them, defaults filled in but nothing resolved
         per call (``params`` holds csp's beta by eq. 17 etc.): the settings the next edit is
         compared with.
+    node_texture : ndarray, shape (n', f), or None
+        The texture of the nodes the constraint step labelled (``refinement.base``, else
+        ``representation``), as its texture model read them (``rounding_texture`` > 0:
+        :func:`core.constraint_step.texture.split_node_texture`); ``core.suggest`` reads it.
     refinement : Refined or None
         When the pixel refinement (:mod:`core.pixel_refinement`) relabelled pixels: the
         nodes it started from and the pixels it changed; ``representation`` is then its
@@ -89,6 +93,7 @@ class Segmentation:
     refinement: Refined | None = None
     constraints: Constraints | None = None
     asked: dict = field(default_factory=dict)
+    node_texture: np.ndarray | None = None
 
     def _paint(self, values: np.ndarray) -> np.ndarray:
         if self.representation is None:
@@ -281,7 +286,8 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
                         honoured(constraints, lambda r, c: node_labels[out.node_at(r, c)],
                                  lambda block: node_labels[out.nodes_of_block(block)]),
                         refined if refined is not None and refined.representation is not refined.base else None,
-                        constraints, asked)
+                        constraints, asked,
+                        step.texture[0] if step is not None and step.texture is not None else None)
 
 
 def number_by_block_labels(labels: np.ndarray, blocks, rep, k: int) -> np.ndarray:

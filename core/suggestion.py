@@ -14,8 +14,10 @@ A result is *certain* at a node when the pieces of evidence agree on its segment
   segment than like the likeliest other, by its colour (:func:`looks_certainty`: each
   segment's colour histogram) and its texture (:func:`texture_certainty`: the texture
   model of the constraint step, a logistic regression of scikit-image's multiscale
-  features), each learnt from the nodes the strokes make sure of (stroke term above
-  ``LOOKS_SURE``): a part of the object left in the background, looking like the object
+  features, read from ``Segmentation.node_texture``), each learnt from the nodes the
+  strokes make sure of (stroke term above ``LOOKS_SURE``; all of a segment's nodes where
+  the strokes are sure of none of them, as of a segment no stroke has reached): a part of
+  the object left in the background, looking like the object
   and unlike the background's sure nodes, is doubted however far it lies from the strokes
   (the memorial's stone scrolls against its brick wall; measured with the
   suggestion-follower, ``bench/results/tuning.md``, 2026-11-29).
@@ -24,7 +26,9 @@ Certainty ``c_i = (1 - a) [w (x_i[f_i] - max_{l != f_i} x_i[l]) + (1 - w) (d_oth
 (d_other + d_own)] + a [(1 - t) (P_i[f_i] - max_{l != f_i} P_i[l]) + t (Q_i[f_i] - max_{l != f_i}
 Q_i[l])]`` in ``[-1, 1]`` with ``f_i`` the node's segment, ``P`` the colour and ``Q`` the
 texture posteriors (``w = STROKE_WEIGHT``, ``a = LOOKS_WEIGHT``, ``t = TEXTURE_SHARE`` once
-there is a stroke; before, the method's term alone; ``t = 0`` without the working image). Nodes with ``c_i < THRESHOLD`` are *uncertain*; each
+there is a stroke; before, the method's term alone; ``t = 0`` where the constraint step ran
+without its texture model, ``rounding_texture`` 0, or fewer than two segments have nodes
+to learn from). Nodes with ``c_i < THRESHOLD`` are *uncertain*; each
 connected group of uncertain nodes of one segment (touching in ``W``) is a candidate region,
 scored by its pixels times its mean uncertainty ``(1 - c) / 2`` (when no node is under the
 threshold, the least certain fifth of the nodes form the regions: there is always a least
@@ -34,8 +38,8 @@ sure the embedding is of its nodes (its largest connected piece, scored by its p
 several, the one holding less of the image's border first: a figure before its ground;
 measured with the suggestion-follower, ``bench/results/tuning.md``); it is asked about
 where it lies farthest inside the unstroked image (:func:`_inner`: the geodesic distance on
-the boundary graph from the image's border and the stroked nodes; its nodes within
-``INNER_SHARE`` of its farthest), not at the centre of its largest piece, which on a
+the boundary graph from the image's border and the stroked nodes; its nodes at least
+``INNER_SHARE`` times as far inside as its farthest), not at the centre of its largest piece, which on a
 GrabCut photo is most often background: there the follower's first object click came
 after 2.5 background clicks on average, now after 0.9. The suggestion is the
 highest-scoring region's centre (the pixel farthest inside it, or inside that part of an
@@ -56,7 +60,6 @@ Wei, Y., Wen, F., Zhu, W., Sun, J. "Geodesic saliency using background priors", 
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -86,7 +89,9 @@ class Suggestion:
     Attributes
     ----------
     point : tuple of int
-        Full-image pixel ``(row, col)``: the centre of the region (the pixel farthest inside it).
+        Full-image pixel ``(row, col)``: the centre of the region (the pixel farthest inside
+        it; for a segment no stroke has reached, of its part lying farthest inside the
+        unstroked image, :func:`_inner`).
     segment : int
         The segment the result gives the region now.
     anchors : tuple
@@ -223,7 +228,7 @@ def certainty(seg, constraints: Constraints | None = None, reach: float | None =
         if (sure & (labels == j)).any():  # a segment the strokes make sure of nowhere keeps all its nodes
             owner[(labels == j) & ~sure] = -1
     looks = looks_certainty(rep, labels, k, owner)
-    texture = texture_certainty(rep, labels, k, owner)
+    texture = texture_certainty(getattr(seg, "node_texture", None), labels, k, owner, rep.sizes)
     if texture is not None:
         looks = (1.0 - TEXTURE_SHARE) * looks + TEXTURE_SHARE * texture
     return (1.0 - LOOKS_WEIGHT) * strokes_and_method + LOOKS_WEIGHT * looks
@@ -245,43 +250,26 @@ def looks_certainty(rep, labels: np.ndarray, k: int, owner: np.ndarray | None = 
     return own - P.max(1)
 
 
-def texture_certainty(rep, labels: np.ndarray, k: int, owner: np.ndarray) -> np.ndarray | None:
+def texture_certainty(F: np.ndarray | None, labels: np.ndarray, k: int, owner: np.ndarray,
+                      sizes: np.ndarray | None = None) -> np.ndarray | None:
     """``Q_i[f_i] - max_{l != f_i} Q_i[l]``, shape (n,), in ``[-1, 1]``, with ``Q`` the
     texture model's posteriors (:func:`~core.constraint_step.texture.texture_posterior`:
-    a logistic regression of the nodes' scikit-image multiscale features, fitted on the
-    nodes ``owner`` labels, weighted by their pixels); ``None`` without a working image
-    (its features) or with fewer than two segments labelled in ``owner``."""
-    from .constraint_step.texture import cached_pixel_texture, texture_posterior
+    a logistic regression of the nodes' texture ``F``, shape (n, f), fitted on the nodes
+    ``owner`` labels, weighted by ``sizes``, their pixels); ``None`` without ``F`` (the constraint step ran
+    without its texture model: ``Segmentation.node_texture``) or with fewer than two
+    segments labelled in ``owner``."""
+    from .constraint_step.texture import texture_posterior
 
-    feats = cached_pixel_texture(rep)
-    if feats is None:
+    if F is None or len(F) != len(labels):
         return None
-    # the nodes' texture, kept in the image's cache by their node map (split nodes share the
-    # cache of the nodes they were split from): 14 ms at 4000 x 3000, once per node map
-    key = ("suggestion-node-texture", hashlib.blake2b(np.ascontiguousarray(rep.node_map).tobytes(),
-                                                       digest_size=16).hexdigest())
-    F = rep.cache.get(key, lambda: _node_texture(feats, rep.node_map.ravel(), rep.n_nodes))
     nodes = np.flatnonzero(owner >= 0)
-    Q = texture_posterior(F, nodes, owner[nodes], k, rep.sizes)
+    Q = texture_posterior(np.asarray(F, float), nodes, owner[nodes], k, sizes)
     if Q is None:
         return None
     rows = np.arange(len(labels))
     own = Q[rows, labels].copy()
     Q[rows, labels] = -np.inf
     return own - Q.max(1)
-
-
-def _node_texture(features: np.ndarray, node_of_pixel: np.ndarray, n_nodes: int) -> np.ndarray:
-    """:func:`~core.constraint_step.texture.node_texture` summed in the features' float32:
-    a float64 product would copy the features first (46 MB at 4000 x 3000, which raised the
-    worker's peak memory by as much)."""
-    from .constraint_step.texture import standardised_means
-
-    node_of_pixel = np.asarray(node_of_pixel, np.int64)
-    A = sp.csr_matrix((np.ones(len(node_of_pixel), np.float32), (node_of_pixel, np.arange(len(node_of_pixel)))),
-                      shape=(n_nodes, len(node_of_pixel)))
-    sums = np.asarray(A @ np.asarray(features, np.float32), float)
-    return standardised_means(sums, np.bincount(node_of_pixel, minlength=n_nodes).astype(float))
 
 
 def suggest(seg, constraints: Constraints | None = None, n_suggestions: int = 1,
@@ -350,8 +338,9 @@ def suggest(seg, constraints: Constraints | None = None, n_suggestions: int = 1,
 
 def _inner(W, sources: np.ndarray) -> np.ndarray:
     """Per node, its geodesic distance on ``W`` from ``sources`` (the image's border nodes
-    and the nodes strokes have reached), each edge costing ``1 - w / max(w)``: how far inside
-    the image's unstroked parts a node lies, boundaries counting as distance."""
+    and the nodes strokes have reached), each edge costing ``1 - w / max(w) + 0.001`` (the
+    small constant: every step costs something): how far inside the image's unstroked
+    parts a node lies, boundaries counting as distance; ``inf`` where no source connects."""
     from scipy.sparse.csgraph import dijkstra
 
     C = sp.csr_matrix(W, copy=True)

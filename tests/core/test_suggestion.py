@@ -134,11 +134,14 @@ def test_the_looks_doubt_a_part_coloured_like_another_segment():
 def test_the_texture_doubts_a_part_textured_like_another_segment_where_colour_cannot():
     # flat grey on the left, fine stripes of the same mean grey on the right; a corner of
     # the stripes labelled with the flat segment and not sure by the strokes
+    from segapp.core.constraint_step.texture import cached_pixel_texture, node_texture
+
     img = np.full((H, W, 3), 0.5)
     img[:, 32::2] = 0.2
     img[:, 33::2] = 0.8
     seg = _segment(img, k=2)
     rep, _, _ = S.node_level(seg)
+    F = node_texture(cached_pixel_texture(rep), rep.node_map.ravel(), rep.n_nodes)
     rr, cc = np.nonzero(np.ones(rep.node_map.shape, bool))
     n = rep.n_nodes
     count = np.bincount(rep.node_map.ravel(), minlength=n)
@@ -149,10 +152,51 @@ def test_the_texture_doubts_a_part_textured_like_another_segment_where_colour_ca
     labels[wrong] = 0
     owner = labels.copy()
     owner[wrong] = -1
-    texture = S.texture_certainty(rep, labels, 2, owner)
+    texture = S.texture_certainty(F, labels, 2, owner, rep.sizes)
     assert wrong.sum() >= 3 and (texture[wrong] < -0.5).all()
     assert np.median(texture[~wrong]) > 0.5
     assert np.allclose(S.looks_certainty(rep, labels, 2, owner)[wrong], 0, atol=0.05)  # same mean colour
+    assert S.texture_certainty(None, labels, 2, owner) is None  # no texture model: colour alone
+
+
+def test_the_result_carries_the_texture_of_the_nodes_the_suggestion_reads_also_where_strokes_split_them():
+    # dark left of column 33, light right; a must-link and a cannot-link end in one grid
+    # cell on either side of the edge, so the step splits that cell (tests/core/test_refine.py)
+    img = np.full((60, 60, 3), 0.2)
+    img[:, 33:] = 0.8
+    cons = core.Constraints(must_link=[(20, 31, 20, 5)], cannot_link=[(20, 40, 20, 5)],
+                            order={"must_link": [0], "cannot_link": [1]})
+    kw = dict(method="e2cp", n_segments=2, representation="grid", max_nodes=16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        seg = core.segment(img, cons, **kw)
+        plain = core.segment(img, cons, rounding_texture=0.0, **kw)
+    rep, _, _ = S.node_level(seg)
+    assert seg.info["split_nodes"] == 1
+    assert seg.node_texture is not None and seg.node_texture.shape[0] == rep.n_nodes == 17
+    assert plain.node_texture is None  # no texture model in the step: the suggestion reads colour alone
+    assert len(core.suggest(seg, cons)) == 1 and len(core.suggest(plain, cons)) == 1
+
+
+def test_the_certainty_doubts_what_looks_like_another_segment(monkeypatch):
+    # the looks' share is part of the certainty: switched off, a node whose colour belongs
+    # to another segment's sure nodes is no less certain than with it
+    img, _ = _three_bands(noise=0.03)
+    cons = _one_stroke_per_band()
+    seg = _segment(img, cons)
+    rep, labels, emb = S.node_level(seg)
+    wrong = labels.copy()
+    rows = np.bincount(rep.node_map.ravel(), weights=np.nonzero(np.ones(rep.node_map.shape, bool))[0],
+                       minlength=rep.n_nodes) / np.bincount(rep.node_map.ravel(), minlength=rep.n_nodes) * rep.factor
+    flip = np.flatnonzero((labels == 0) & (rows > 16) & (rows < 32))[:3]  # away from the stroke ends
+    wrong[flip] = 1  # red nodes shown in the green segment
+    fake = type("Seg", (), {})()
+    fake.params, fake.refinement, fake.representation = seg.params, None, rep
+    fake.node_labels, fake.node_embedding, fake.node_texture = wrong, emb, None
+    with_looks = S.certainty(fake, cons)
+    monkeypatch.setattr(S, "LOOKS_WEIGHT", 0.0)
+    without = S.certainty(fake, cons)
+    assert len(flip) == 3 and (with_looks[flip] < without[flip] - 0.02).all()
 
 
 def test_inner_is_the_geodesic_distance_from_the_border_and_strokes_with_edges_as_distance():
