@@ -152,9 +152,7 @@ def stroke_certainty(W, labels: np.ndarray, seeds: np.ndarray, k: int, reach: fl
         A = (sp.diags(du) - W[u][:, u]).tocsc()
         rhs = np.asarray(W[u][:, seeds] @ X[seeds]) + reach * d[u, None] / k
         X[u] = sp.linalg.splu(A).solve(rhs)
-    own = X[np.arange(n), labels]
-    X[np.arange(n), labels] = -np.inf
-    return own - X.max(1)
+    return _margin(X, labels)
 
 
 def method_certainty(embedding: np.ndarray, labels: np.ndarray, k: int) -> np.ndarray:
@@ -234,6 +232,15 @@ def certainty(seg, constraints: Constraints | None = None, reach: float | None =
     return (1.0 - LOOKS_WEIGHT) * strokes_and_method + LOOKS_WEIGHT * looks
 
 
+def _margin(P: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """``P_i[f_i] - max_{l != f_i} P_i[l]`` per row of ``P`` (n, k) with ``f = labels``
+    (``P`` is overwritten): how much more likely its own segment is than the likeliest other."""
+    rows = np.arange(len(labels))
+    own = P[rows, labels].copy()
+    P[rows, labels] = -np.inf
+    return own - P.max(1)
+
+
 def looks_certainty(rep, labels: np.ndarray, k: int, owner: np.ndarray | None = None) -> np.ndarray:
     """``P_i[f_i] - max_{l != f_i} P_i[l]``, shape (n,), in ``[-1, 1]``: how much more node
     ``i``'s colour looks like its own segment ``f_i`` than like the likeliest other.
@@ -243,11 +250,8 @@ def looks_certainty(rep, labels: np.ndarray, k: int, owner: np.ndarray | None = 
     it (``labels`` where not given), normalised over the segments at each node's colour."""
     from .constraint_step.looks import appearance_prior, colour_codes
 
-    P = appearance_prior(colour_codes((rep.colors, rep.sizes)), labels if owner is None else owner, k)
-    rows = np.arange(len(labels))
-    own = P[rows, labels].copy()
-    P[rows, labels] = -np.inf
-    return own - P.max(1)
+    return _margin(appearance_prior(colour_codes((rep.colors, rep.sizes)), labels if owner is None else owner, k),
+                   labels)
 
 
 def texture_certainty(F: np.ndarray | None, labels: np.ndarray, k: int, owner: np.ndarray,
@@ -264,12 +268,7 @@ def texture_certainty(F: np.ndarray | None, labels: np.ndarray, k: int, owner: n
         return None
     nodes = np.flatnonzero(owner >= 0)
     Q = texture_posterior(np.asarray(F, float), nodes, owner[nodes], k, sizes)
-    if Q is None:
-        return None
-    rows = np.arange(len(labels))
-    own = Q[rows, labels].copy()
-    Q[rows, labels] = -np.inf
-    return own - Q.max(1)
+    return None if Q is None else _margin(Q, labels)
 
 
 def suggest(seg, constraints: Constraints | None = None, n_suggestions: int = 1,
