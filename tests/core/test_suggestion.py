@@ -224,6 +224,37 @@ def test_inner_is_the_geodesic_distance_from_the_border_and_strokes_with_edges_a
     assert seeded[idx[3, 3]] == 0 and seeded.max() < flat.max()  # a stroked node is a source too
 
 
+def test_from_boundary_counts_graph_steps_to_the_nearest_node_beside_another_segment():
+    import scipy.sparse as sp
+
+    # a chain 0 - 1 - ... - 7, segments 0 0 0 0 0 1 1 1: nodes 4 and 5 are on the boundary
+    a = np.arange(7)
+    W = sp.coo_matrix((np.ones(14), (np.r_[a, a + 1], np.r_[a + 1, a])), shape=(8, 8))
+    labels = np.array([0, 0, 0, 0, 0, 1, 1, 1])
+    assert S.from_boundary(W, labels).tolist() == [4, 3, 2, 1, 0, 0, 1, 2]
+    assert np.isinf(S.from_boundary(W, np.zeros(8, int))).all()
+
+
+def test_the_certainty_doubts_the_boundary_more_than_the_inside(monkeypatch):
+    # the boundary term lowers the certainty of nodes on the segments' boundary and raises
+    # it deep inside them, by BOUNDARY_WEIGHT times (log(1 + hops) - log 2)
+    from segapp.core.graph_setup import boundary_graph
+
+    img, _ = _three_bands(noise=0.03)
+    cons = _one_stroke_per_band()
+    seg = _segment(img, cons)
+    rep, labels, _ = S.node_level(seg)
+    hops = S.from_boundary(boundary_graph(rep, seg.params), labels)
+    with_term = S.certainty(seg, cons)
+    monkeypatch.setattr(S, "BOUNDARY_WEIGHT", 0.0)
+    without = S.certainty(seg, cons)
+    on, inside = hops == 0, hops >= 2
+    assert on.any() and inside.any()
+    free = (without > -1 + 0.1) & (without < 1 - 0.2)  # away from the clip
+    assert (with_term[on & free] < without[on & free]).all()
+    assert (with_term[inside & free] > without[inside & free]).all()
+
+
 @pytest.mark.parametrize("others", [False, True])
 def test_the_follower_draws_correct_strokes_only(others):
     img, truth = _three_bands(noise=0.15)
