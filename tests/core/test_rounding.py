@@ -511,6 +511,39 @@ def test_must_links_inside_regions_take_their_segments_with_a_cannot_link_elsewh
         np.testing.assert_array_equal(auto([(40, 79)]), joined)
 
 
+@pytest.mark.parametrize("k", [2, 3])
+def test_when_every_must_link_group_is_cannot_linked_the_walks_colouring_places_them(monkeypatch, k):
+    # the error-centre user's strokes: each must-link group is kept apart from another by a
+    # cannot-link (here 0-1 and 40-41 apart, 60-61 and 40-41 apart). The normalised-cut
+    # colouring has the lower cut; the walk's colouring (the screen's grouping) is kept. With
+    # a must-link group no cannot-link touches (a free group, 20-21), the cut decides as
+    # before; at K = 2 a sliver in the walk's colouring still loses.
+    from segapp.core.constraint_step import step
+
+    W = _path_graph([1.0] * 79)
+    walk = np.r_[np.zeros(35, int), np.ones(20, int), np.zeros(25, int)]  # both honour the links
+    cut = np.r_[np.zeros(38, int), np.ones(12, int), np.zeros(30, int)]
+    if k == 3:
+        walk = np.r_[np.zeros(30, int), np.ones(20, int), np.full(30, 2)]
+        cut = np.r_[np.zeros(40, int), np.ones(20, int), np.full(20, 2)]
+    made = {"walk": walk, "ncut": cut}
+    monkeypatch.setattr(step, "constrained_labels",
+                        lambda emb, lab0, nc, k, colouring, **kw: (made[colouring].copy(), step.resolve(nc)))
+    monkeypatch.setattr(step, "labels_ncut", lambda graph, lab, k: 0.0 if lab is made["ncut"] or
+                        np.array_equal(lab, made["ncut"]) else 1.0)
+
+    def auto(must, cannot):
+        nc = NC.from_pairs(80, must=must, cannot=cannot)
+        return step._auto_rounding(np.zeros((80, 1)), walk, nc, k, graph=W, prior_weight=0.01)[0]
+
+    tied = [(0, 1), (40, 41), (60, 61)]
+    np.testing.assert_array_equal(auto(tied, [(1, 40), (41, 61)]), walk)
+    np.testing.assert_array_equal(auto(tied + [(20, 21)], [(1, 40), (41, 61)]), cut)  # 20-21 is free
+    if k == 2:
+        made["walk"] = np.r_[np.zeros(78, int), np.ones(2, int)]  # a sliver of 2.5%
+        np.testing.assert_array_equal(auto(tied, [(1, 40), (41, 61)]), cut)
+
+
 def test_group_members_and_sums_are_those_of_a_loop_over_groups():
     # the constraint step's per-group sums (centroid distances, the stability term) taken at
     # once give the values of summing each group's rows in turn, to the last bit
