@@ -264,13 +264,21 @@ def _auto_rounding(embedding, labels0, nc, n_clusters: int, graph=None, **kw):
     cannot-links always leave free groups (must-links inside regions), and its results are
     the same.
     """
-    tried = [constrained_labels(embedding, labels0, nc, n_clusters, graph=graph, colouring=c, **kw)
-             for c in (("walk", "ncut") if graph is not None and kw.get("prior_weight", 0) > 0 else ("walk",))]
-    if len(tried) == 1:
-        return tried[0]
+    walk = constrained_labels(embedding, labels0, nc, n_clusters, graph=graph, colouring="walk", **kw)
+    if graph is None or not kw.get("prior_weight", 0) > 0:
+        return walk
     res = resolve(nc)
     stroked = res.group >= 0
     sizes = _node_sizes(kw.get("appearance"), len(stroked))
+    # every must-link group kept apart from another by a cannot-link: the strokes say which
+    # groups differ, and the walk's colouring (the screen, the embedding) places them
+    tied = bool(res.apart) and not len(_free_must_link_groups(nc, res))
+    screen = None
+    if kw.get("previous") is not None and kw.get("stability", 0) > 0:
+        screen = screen_grouping(np.asarray(kw["previous"], np.int64), res, n_clusters)
+    if tied and screen is None and not (n_clusters == 2 and _sliver(walk[0], 2, sizes)):
+        return walk  # nothing below could choose the other colouring: it is not computed
+    tried = [walk, constrained_labels(embedding, labels0, nc, n_clusters, graph=graph, colouring="ncut", **kw)]
     # must-links in several places: without cannot-links every group, with them the groups
     # no cannot-link touches; the walk's colouring may join them, the normalised cut's spreads them
     regions = np.arange(res.n_groups) if not res.apart else _free_must_link_groups(nc, res)
@@ -283,15 +291,11 @@ def _auto_rounding(embedding, labels0, nc, n_clusters: int, graph=None, **kw):
             if n_clusters == 2 and _sliver(tried[1][0], 2, sizes) and not _sliver(tried[0][0], 2, sizes):
                 return tried[0]  # at K = 2, two regions rather than a sliver around one group
             return tried[1]
-    if kw.get("previous") is not None and kw.get("stability", 0) > 0:
-        screen = screen_grouping(np.asarray(kw["previous"], np.int64), res, n_clusters)
-        if screen is not None:
-            same = [_same_grouping(lab, res, screen) for lab, _ in tried]
-            if same[0] != same[1]:
-                return tried[0] if same[0] else tried[1]  # the screen already honours the edit
-    if res.apart and not len(_free_must_link_groups(nc, res)):
-        # every must-link group is kept apart from another by a cannot-link: the strokes say
-        # which groups differ, and the walk's colouring (the screen, the embedding) places them
+    if screen is not None:
+        same = [_same_grouping(lab, res, screen) for lab, _ in tried]
+        if same[0] != same[1]:
+            return tried[0] if same[0] else tried[1]  # the screen already honours the edit
+    if tied:
         if n_clusters == 2 and _sliver(tried[0][0], 2, sizes) and not _sliver(tried[1][0], 2, sizes):
             return tried[1]  # at K = 2 a sliver is still the blob around a cannot-link's end
         return tried[0]
