@@ -7,6 +7,9 @@ from ..params import ParamSpec
 ROUNDINGS = ("constrained", "paper")
 
 KEEP_SCREEN_MARGIN = 0.005  # rounding_keep_screen: how much lower the new labels' normalised cut must be
+# 'auto' at K >= 3: how much lower the other colouring's normalised cut must be to replace the
+# grouping of a result on screen that honours the edit (bench/results/tuning.md, 2026-11-29)
+SCREEN_GROUPING_MARGIN = 0.02
 
 COLOURINGS = ("auto", "ncut", "walk", "embedding")
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..constraints import Kind
 from .ncut import labels_ncut, _ncut_rounding
-from .params import COLOURING_TIE_WEIGHT, NCUT_TIE_WEIGHT, UNREACHED_MIN_SHARE
+from .params import COLOURING_TIE_WEIGHT, NCUT_TIE_WEIGHT, SCREEN_GROUPING_MARGIN, UNREACHED_MIN_SHARE
 from .potts import _best_colouring, edit_conductance
 from .resolve import Resolution, resolve, _seed_nodes
 from .texture import edit_texture_walk
@@ -248,7 +248,18 @@ def _auto_rounding(embedding, labels0, nc, n_clusters: int, graph=None, **kw):
     strokes; before, the lower normalised cut often did, by a hair (on 140075, 0.002 against
     0.003: the final ARI 0.99 fell to 0.32). Only with a result on screen and
     ``stability > 0``; a stroke the screen does not honour (the error-centre user's, every
-    click of the click protocol) is decided by the normalised cut as before.
+    click of the click protocol) is decided by the normalised cut as before. At K >= 3 the
+    screen's grouping gives way where the other colouring's normalised cut is lower by more
+    than :data:`~core.constraint_step.params.SCREEN_GROUPING_MARGIN` (0.02), as the screen
+    itself does in :func:`~core.constraint_step.stage.screen_kept` (no lock-in): with three
+    or more segments an early grouping is often wrong (the third region's strokes come
+    later), and the rule kept it (147062, regions-first user: elephant and river in one
+    segment from the third stroke on, 0.151 against 0.032 at the last cannot-link, final
+    ARI -0.04, now 0.28 as in one call). Regions-first user at K = 3, all 200 training
+    images: final ARI +0.002 to +0.006 for five of the six methods (ssap -0.005), order
+    dependence lower for all six; at K = 2 the same margin cost up to 0.019 (ssap), and the
+    screen's grouping stays there whatever the cuts say (``bench/results/tuning.md``,
+    2026-11-29).
 
     Once cannot-links are drawn and every must-link group is kept apart from another one
     (:func:`_free_must_link_groups` finds none: the error-centre user's strokes, a must-link
@@ -293,8 +304,11 @@ def _auto_rounding(embedding, labels0, nc, n_clusters: int, graph=None, **kw):
             return tried[1]
     if screen is not None:
         same = [_same_grouping(lab, res, screen) for lab, _ in tried]
-        if same[0] != same[1]:
-            return tried[0] if same[0] else tried[1]  # the screen already honours the edit
+        if same[0] != same[1]:  # the screen already honours the edit: its grouping stays,
+            keep, other = (0, 1) if same[0] else (1, 0)  # at K >= 3 unless the other cuts far better
+            if n_clusters == 2 or labels_ncut(graph, tried[other][0], n_clusters) >= \
+                    labels_ncut(graph, tried[keep][0], n_clusters) - SCREEN_GROUPING_MARGIN:
+                return tried[keep]
     if tied:
         if n_clusters == 2 and _sliver(tried[0][0], 2, sizes) and not _sliver(tried[1][0], 2, sizes):
             return tried[1]  # at K = 2 a sliver is still the blob around a cannot-link's end

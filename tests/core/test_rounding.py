@@ -418,6 +418,41 @@ def test_a_stroke_the_screen_already_honours_keeps_the_grouping_on_screen(monkey
     np.testing.assert_array_equal(got, made["ncut"])
 
 
+def test_at_k3_the_screens_grouping_gives_way_to_a_far_better_cut(monkeypatch):
+    # three regions on a path (weak edges after nodes 9 and 19); the screen groups nodes 0-4,
+    # 5-14 and 15-29, across both weak edges, and honours every must-link (0-1 and 2-3 in its
+    # first segment, 6-7 in its second, 25-26 in its third). The other colouring, the three
+    # regions, groups 0-1 with 6-7 and cuts the graph far better: at K = 3 the screen's
+    # grouping gives way (no lock-in); where the other colouring is better by less than
+    # SCREEN_GROUPING_MARGIN the screen's grouping stays, and at K = 2 it always does.
+    from segapp.core.constraint_step import step
+    from segapp.core.constraint_step.params import SCREEN_GROUPING_MARGIN
+
+    screen = np.r_[np.zeros(5, int), np.ones(10, int), np.full(15, 2)]
+    regions = np.repeat([0, 1, 2], 10)
+    made = {"walk": screen, "ncut": regions}
+    monkeypatch.setattr(step, "constrained_labels",
+                        lambda emb, lab0, nc, k, colouring, **kw: (made[colouring].copy(), step.resolve(nc)))
+    must = [(0, 1), (6, 7), (25, 26), (2, 3)]
+
+    def auto(W, k=3, shown=screen):
+        nc = NC.from_pairs(30, must=must)
+        return step._auto_rounding(np.zeros((30, 1)), shown, nc, k, previous=shown, graph=W,
+                                   prior_weight=0.01, stability=0.5)[0]
+
+    weak = _path_graph([1.0] * 9 + [1e-3] + [1.0] * 9 + [1e-3] + [1.0] * 9)
+    assert step.labels_ncut(weak, regions, 3) < step.labels_ncut(weak, screen, 3) - SCREEN_GROUPING_MARGIN
+    np.testing.assert_array_equal(auto(weak), regions)
+    w = np.ones(29)
+    w[[4, 9, 14, 19]] = 0.3  # both labellings cut two edges of one strength: they differ by little
+    even = _path_graph(list(w))
+    gap = step.labels_ncut(even, screen, 3) - step.labels_ncut(even, regions, 3)
+    assert 0 < gap < SCREEN_GROUPING_MARGIN
+    np.testing.assert_array_equal(auto(even), screen)
+    made = {"walk": (screen > 0).astype(int), "ncut": (regions > 0).astype(int)}
+    np.testing.assert_array_equal(auto(weak, k=2, shown=made["walk"]), made["walk"])
+
+
 @pytest.mark.parametrize("k", [2, 3])
 def test_a_cannot_link_at_k2_is_not_honoured_by_a_sliver(monkeypatch, k):
     # a path of 80 nodes with a weak edge before nodes 78-79. With a cannot-link from node 1
