@@ -92,12 +92,16 @@ def run(args) -> int:
 def _private_settings() -> None:
     """A screenshot reads and writes no one's settings: QSettings go to a fresh temporary
     folder (defaults for method and K unless given; the recent-files list and the last
-    folder of the user's own settings are left as they are)."""
+    folder of the user's own settings are left as they are). The folder is removed when the
+    process exits."""
+    import atexit
+    import shutil
     import tempfile
 
     from PySide6.QtCore import QSettings
 
     folder = tempfile.mkdtemp(prefix="segapp-screenshot-settings-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
     for fmt in (QSettings.NativeFormat, QSettings.IniFormat):
         QSettings.setPath(fmt, QSettings.UserScope, folder)
 

@@ -2,6 +2,7 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 _HOME = __import__("tempfile").mkdtemp(prefix="segapp-test-home-")
+__import__("atexit").register(__import__("shutil").rmtree, _HOME, ignore_errors=True)
 os.environ["XDG_CONFIG_HOME"] = os.path.join(_HOME, "config")  # QSettings and autosave stay
 os.environ["XDG_DATA_HOME"] = os.path.join(_HOME, "data")      # out of the user's home
 

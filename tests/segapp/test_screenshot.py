@@ -15,9 +15,9 @@ ROOT = Path(__file__).resolve().parents[2]
 APP = "import sys; from segapp.cli import main; sys.exit(main())"
 
 
-def _run(tmp_path, *args):
+def _run(tmp_path, *args, **more_env):
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_CONFIG_HOME": str(tmp_path / "c"),
-           "XDG_DATA_HOME": str(tmp_path / "d"), "PYTHONPATH": str(ROOT)}
+           "XDG_DATA_HOME": str(tmp_path / "d"), "PYTHONPATH": str(ROOT), **more_env}
     return subprocess.run([sys.executable, "-c", APP, *map(str, args)], env=env, capture_output=True, text=True,
                           timeout=300)
 
@@ -48,9 +48,13 @@ def test_screenshot_touches_no_settings(tmp_path):
     conf.parent.mkdir(parents=True)
     text = "[General]\nmethod=rom\nn_segments=4\nlast_folder=/somewhere\nrecent=/x/a.png\n"
     conf.write_text(text)
-    r = _run(tmp_path, DEMO_IMAGE, "--screenshot", tmp_path / "shot.png", "--method", "e2cp", "--segments", "3")
+    temp = tmp_path / "temp"  # the settings it uses instead go to a temporary folder, removed at exit
+    temp.mkdir()
+    r = _run(tmp_path, DEMO_IMAGE, "--screenshot", tmp_path / "shot.png", "--method", "e2cp", "--segments", "3",
+             TMPDIR=str(temp))
     assert r.returncode == 0, r.stderr
     assert conf.read_text() == text
+    assert not [p.name for p in temp.iterdir() if p.name.startswith("segapp-screenshot-settings-")]
 
 
 def test_param_sets_the_form_and_a_bad_one_is_one_line(tmp_path):
