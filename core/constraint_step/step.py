@@ -250,16 +250,12 @@ def _auto_rounding(embedding, labels0, nc, n_clusters: int, graph=None, **kw):
     ``stability > 0``; a stroke the screen does not honour (the error-centre user's, every
     click of the click protocol) is decided by the normalised cut as before. At K >= 3 the
     screen's grouping gives way where the other colouring's normalised cut is lower by more
-    than :data:`~core.constraint_step.params.SCREEN_GROUPING_MARGIN` (0.02), as the screen
-    itself does in :func:`~core.constraint_step.stage.screen_kept` (no lock-in): with three
-    or more segments an early grouping is often wrong (the third region's strokes come
-    later), and the rule kept it (147062, regions-first user: elephant and river in one
-    segment from the third stroke on, 0.151 against 0.032 at the last cannot-link, final
-    ARI -0.04, now 0.28 as in one call). Regions-first user at K = 3, all 200 training
-    images: final ARI +0.002 to +0.006 for five of the six methods (ssap -0.005), order
-    dependence lower for all six; at K = 2 the same margin cost up to 0.019 (ssap), and the
-    screen's grouping stays there whatever the cuts say (``bench/results/tuning.md``,
-    2026-11-29).
+    than :data:`~core.constraint_step.params.SCREEN_GROUPING_MARGIN`, as the screen itself
+    does in :func:`~core.constraint_step.stage.screen_kept` (no lock-in): with three or more
+    segments an early grouping is often wrong (the third region's strokes come later), and
+    the rule kept it (147062: elephant and river in one segment from the third stroke on,
+    cut 0.151 against 0.032 at the last cannot-link). At K = 2 the screen's grouping stays
+    whatever the cuts say (measured: ``bench/results/tuning.md``, 2026-11-29).
 
     Once cannot-links are drawn and every must-link group is kept apart from another one
     (:func:`_free_must_link_groups` finds none: the error-centre user's strokes, a must-link
@@ -302,12 +298,18 @@ def _auto_rounding(embedding, labels0, nc, n_clusters: int, graph=None, **kw):
             if n_clusters == 2 and _sliver(tried[1][0], 2, sizes) and not _sliver(tried[0][0], 2, sizes):
                 return tried[0]  # at K = 2, two regions rather than a sliver around one group
             return tried[1]
+    cuts: dict = {}  # each colouring's normalised cut, computed once where a rule reads it
+
+    def cut(i: int) -> float:
+        if i not in cuts:
+            cuts[i] = labels_ncut(graph, tried[i][0], n_clusters)
+        return cuts[i]
+
     if screen is not None:
         same = [_same_grouping(lab, res, screen) for lab, _ in tried]
         if same[0] != same[1]:  # the screen already honours the edit: its grouping stays,
             keep, other = (0, 1) if same[0] else (1, 0)  # at K >= 3 unless the other cuts far better
-            if n_clusters == 2 or labels_ncut(graph, tried[other][0], n_clusters) >= \
-                    labels_ncut(graph, tried[keep][0], n_clusters) - SCREEN_GROUPING_MARGIN:
+            if n_clusters == 2 or cut(other) >= cut(keep) - SCREEN_GROUPING_MARGIN:
                 return tried[keep]
     if tied:
         if n_clusters == 2 and _sliver(tried[0][0], 2, sizes) and not _sliver(tried[1][0], 2, sizes):
@@ -315,7 +317,7 @@ def _auto_rounding(embedding, labels0, nc, n_clusters: int, graph=None, **kw):
         return tried[0]
     blob = res.apart and n_clusters == 2  # a cannot-link at K = 2: a sliver is a blob around its end
     scores = [(_sliver(lab, n_clusters, sizes) if blob else not res.apart and _collapsed(lab, stroked, n_clusters),
-               labels_ncut(graph, lab, n_clusters)) for lab, _ in tried]
+               cut(i)) for i, (lab, _) in enumerate(tried)]
     return tried[1] if scores[1] < scores[0] else tried[0]
 
 
