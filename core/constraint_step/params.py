@@ -94,6 +94,7 @@ ROUNDING_PARAMS = (
 
 COLOURING_TIE_WEIGHT = 0.01  # the embedding's weight against the walk's energy in step 2
 
+SINGLE_VECTOR_SPACING = 2.0  # a single vector's centroids scaled to this squared distance (a row-normalised embedding's at K = 2)
 NCUT_TIE_WEIGHT = 1e-3  # the embedding's weight against the normalised cut in step 2
 
 CONNECT_MAX_CHANGE = 0.3  # rounding_connect: the share of the image (by pixels) a join may relabel (0.2 until the sixteenth session, tuning.md)

@@ -594,3 +594,21 @@ def test_group_members_and_sums_are_those_of_a_loop_over_groups():
             np.testing.assert_array_equal(a, b)
         d2 = r.rand(n, k) * 10.0 ** r.uniform(-5, 5, (n, k))
         assert np.array_equal(_group_sums(d2, members), np.array([d2[m].sum(0) for m in loop]))
+
+
+def test_a_single_vectors_scale_does_not_outweigh_the_screen():
+    # csp's single vector at K = 2 comes as its generalised eigenproblem scales it (on
+    # 376001 its two centroids lay 46 apart, squared). The embedding only breaks ties in the
+    # colouring, so its scale must not change which segment a group takes: the stability
+    # scenario above gives the same labels whatever the vector's scale (before the vector
+    # was scaled, at 100 the embedding outweighed the screen and moved {2} to {0}'s segment).
+    W = _path_graph([1, 1, 1, 1, 1e-3, 1, 1, 1, 1])
+    nc = NC.from_pairs(10, must=[(2, 2)], cannot=[(0, 9)])
+    nc.strokes.append(type(nc.strokes[0])(core.Kind.MUST_LINK, 1, 2, 2, ((2,), (2,))))
+    prev = np.array([1, 1, 0, 1, 1, 0, 0, 0, 0, 0])
+    for colouring in ("walk", "ncut", "auto"):
+        got = [constrained_labels(E * scale, SPLIT, nc, 2, graph=W, prior_weight=0.01, previous=prev,
+                                  stability=1.0, colouring=colouring)[0] for scale in (0.01, 1.0, 100.0)]
+        assert all(np.array_equal(g, got[1]) for g in got), colouring
+        if colouring != "ncut":  # (the normalised-cut colouring groups whatever the screen showed)
+            assert got[1][2] == got[1][9] == 0 and got[1][0] == 1, colouring
