@@ -86,7 +86,8 @@ ROUNDING_PARAMS = (
               "previous): what a group of must-linked stroke ends pays, per node, for leaving "
               "the segment its nodes had there (in units of a node's degree, as the walk's "
               "energy; with rounding_colouring=embedding or no walk, in the embedding's squared "
-              "distances), so that earlier strokes keep their segments unless the new "
+              "distances, a single vector first scaled to a row-normalised embedding's "
+              "spacing), so that earlier strokes keep their segments unless the new "
               "constraints need otherwise and a stroke does not recolour the image elsewhere "
               "(0: ignore the previous result).",
               low=0.0, high=1e6),

@@ -27,7 +27,7 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
     ----------
     embedding : ndarray, shape (n, p)
         What the method's own rounding clustered (e.g. NJW's row-normalised eigenvectors). A
-        single vector (p = 1, csp at K = 2) is scaled to a fixed spacing of its centroids
+        single column (p = 1, csp's at K = 2) is scaled to a fixed spacing of its centroids
         (:func:`_single_vector_scaled`): its scale is the eigenproblem's, not the image's.
     labels0 : ndarray, shape (n,)
         The method's own labels: the starting centroids.
@@ -118,23 +118,28 @@ def _checked_embedding(embedding) -> np.ndarray:
 def _single_vector_scaled(E: np.ndarray, mu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A single vector (``E`` of shape (n, 1)) and its centroids ``mu``, scaled so that the
     centroids lie :data:`~core.constraint_step.params.SINGLE_VECTOR_SPACING` apart (squared
-    distance, mean over pairs); an embedding of several columns as it is.
+    distance, mean over pairs); an embedding of several columns as it is, and a vector whose
+    centroids barely differ against its own spread (the method's labels one segment, an
+    empty segment's stand-in centroid near the mean) too.
 
-    The embedding's centroid distances only break ties between the other terms of step 2
-    (``COLOURING_TIE_WEIGHT``, ``NCUT_TIE_WEIGHT``, in units of a row-normalised embedding,
-    whose two centroids at K = 2 lie about 2 apart). A single vector -- csp's at K = 2, which
-    the paper rounds by its sign -- comes as the generalised eigenproblem scales it, heavy
-    tailed: on 376001 its centroids lay 46 apart (12074: 6.4), so the "tie" outweighed the stability term
-    and the walk's energy, and a cannot-link the screen already honoured regrouped the
-    must-links (ARI 0.95 -> 0.11; the other methods kept the screen's grouping). Scaling a
-    vector changes no nearest centroid, only that balance.
+    With a walk, the embedding's centroid distances only break ties between the other terms
+    of step 2 (``COLOURING_TIE_WEIGHT``, ``NCUT_TIE_WEIGHT``, in units of a row-normalised
+    embedding, whose two centroids at K = 2 lie about 2 apart, squared); without one
+    (``colouring='embedding'`` or ``prior_weight`` 0) they are the colouring's main term and
+    the unit of ``rounding_stability``. Either way the weights assume that scale. A single
+    column -- csp's at K = 2, which the paper rounds by its sign -- comes as the generalised
+    eigenproblem scales it, heavy tailed: on 376001 its centroids lay 46 apart (squared
+    distance; 12074: 6.4), so the "tie" outweighed the stability term and the walk's energy,
+    and a cannot-link the screen already honoured regrouped the must-links (ARI 0.95 -> 0.11;
+    the other methods kept the screen's grouping). Scaling a vector changes no nearest
+    centroid, only that balance.
     """
     if E.shape[1] != 1 or len(mu) < 2:
         return E, mu
     from scipy.spatial.distance import pdist
 
     spacing = float(np.mean(pdist(mu, "sqeuclidean")))
-    if not spacing > 1e-12:
+    if not spacing > 1e-3 * float(E.var()) or not spacing > 1e-12:
         return E, mu
     f = np.sqrt(spacing / SINGLE_VECTOR_SPACING)
     return E / f, mu / f

@@ -606,9 +606,14 @@ def test_a_single_vectors_scale_does_not_outweigh_the_screen():
     nc = NC.from_pairs(10, must=[(2, 2)], cannot=[(0, 9)])
     nc.strokes.append(type(nc.strokes[0])(core.Kind.MUST_LINK, 1, 2, 2, ((2,), (2,))))
     prev = np.array([1, 1, 0, 1, 1, 0, 0, 0, 0, 0])
-    for colouring in ("walk", "ncut", "auto"):
+    for colouring in ("walk", "ncut", "auto", "embedding"):
         got = [constrained_labels(E * scale, SPLIT, nc, 2, graph=W, prior_weight=0.01, previous=prev,
                                   stability=1.0, colouring=colouring)[0] for scale in (0.01, 1.0, 100.0)]
         assert all(np.array_equal(g, got[1]) for g in got), colouring
-        if colouring != "ncut":  # (the normalised-cut colouring groups whatever the screen showed)
-            assert got[1][2] == got[1][9] == 0 and got[1][0] == 1, colouring
+        if colouring in ("walk", "auto"):  # (ncut groups whatever the screen showed; embedding
+            assert got[1][2] == got[1][9] == 0 and got[1][0] == 1, colouring  # has no walk energy)
+    # the method's labels one segment: the stand-in centroid is no spacing to scale to
+    one = np.zeros(10, np.int64)
+    for scale in (1e-6, 1.0, 1e6):
+        lab, res = constrained_labels(E * scale, one, nc, 2, graph=W, prior_weight=0.01)
+        assert set(lab.tolist()) <= {0, 1} and lab[0] != lab[9] and all(res.honoured)
