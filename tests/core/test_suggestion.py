@@ -300,3 +300,54 @@ def test_evaluate_with_users_who_do_not_see_the_error(tmp_path, user):
     rows = list(csv.DictReader(open(out)))
     assert [int(r["round"]) for r in rows] == [0, 1, 2]
     assert f"user {user}" in (tmp_path / "res_summary.md").read_text()
+
+
+def _grid_graph(n, weak_rows=None):
+    """An n x n 4-neighbour grid graph, weight 1 (0.01 across the row boundary between
+    ``weak_rows - 1`` and ``weak_rows``), and the node index of each (row, col)."""
+    import scipy.sparse as sp
+
+    idx = np.arange(n * n).reshape(n, n)
+    pairs = [(idx[r, c], idx[r, c + 1]) for r in range(n) for c in range(n - 1)] + \
+            [(idx[r, c], idx[r + 1, c]) for r in range(n - 1) for c in range(n)]
+    a, b = np.array(pairs).T
+    w = np.ones(len(a))
+    if weak_rows is not None:
+        w[(a // n == weak_rows - 1) & (b // n == weak_rows)] = 0.01
+    return sp.coo_matrix((np.r_[w, w], (np.r_[a, b], np.r_[b, a])), shape=(n * n, n * n)).tocsr(), idx
+
+
+def test_a_large_part_of_a_segment_no_stroke_has_confirmed_is_a_candidate():
+    # 8 x 8 nodes: segment 0 the left half, 1 the right half; a weak edge row splits the
+    # whole grid into top and bottom quarters; strokes in every quarter but the bottom-left
+    # one (16 of 64 nodes), the one region no stroke has confirmed
+    W, idx = _grid_graph(8, weak_rows=4)
+    labels = (np.arange(64) % 8 >= 4).astype(np.int64)
+    sizes = np.ones(64)
+    c = np.full(64, 0.2)  # sure of every node: no node under the certainty threshold
+    seeds = np.array([idx[1, 1], idx[1, 6], idx[5, 6]])
+    found = S._unconfirmed(W, labels, seeds, sizes, c)
+    assert len(found) == 1
+    nodes, score = found[0]
+    assert sorted(nodes.tolist()) == sorted(idx[4:, :4].ravel().tolist())
+    assert score == pytest.approx(S.UNCONFIRMED_DOUBT * 16 * (1 - 0.2) / 2)
+    # a stroke end inside it confirms it; a part under the share of the image is no candidate
+    assert S._unconfirmed(W, labels, np.r_[seeds, idx[6, 1]], sizes, c) == []
+    assert S._unconfirmed(W, labels, seeds, sizes, c, share=0.3) == []  # 16 / 64 = 0.25
+
+
+def test_the_suggestion_asks_about_an_unconfirmed_region_before_a_smaller_doubt(monkeypatch):
+    # three bands, K = 2: must-links in the red and the blue band, a cannot-link between
+    # them; the green band in the middle goes to one of them with no stroke of its own. Given
+    # only a small doubtful candidate in the red band, the suggestion is the green band (a
+    # third of the image, unconfirmed) -- and the small candidate without the new candidates
+    img, _ = _three_bands(noise=0.03)
+    cons = core.Constraints([(2, 10, 45, 10, 1.0), (2, 53, 45, 53, 1.0)], [(24, 10, 24, 53, 1.0)])
+    seg = _segment(img, cons, k=2)
+    rep, labels, _ = S.node_level(seg)
+    small = np.array([rep.node_at(24, 4)])
+    monkeypatch.setattr(S, "_regions", lambda W, labels, c, sizes, threshold: [(small, 1.0)])
+    r, col = core.suggest(seg, cons)[0].point
+    assert 22 <= col < 42, (r, col)
+    monkeypatch.setattr(S, "UNCONFIRMED_SHARE", 2.0)
+    assert core.suggest(seg, cons)[0].point[1] < 21
