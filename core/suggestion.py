@@ -115,7 +115,9 @@ class Suggestion:
         segment): a person answers the suggestion by must-linking ``point`` to the anchor of
         the segment it belongs to, or cannot-linking it to its own segment's anchor.
     score : float
-        Uncertain area, full-image pixels times mean uncertainty in ``[0, 1]``.
+        Uncertain area, full-image pixels times mean uncertainty in ``[0, 1]`` (times
+        ``UNCONFIRMED_DOUBT`` for a region no stroke has confirmed, :func:`_unconfirmed`;
+        a segment no stroke has reached: its pixels).
     nodes : ndarray, shape (m,), int
         The region's nodes on the labelled graph (``Segmentation.refinement.base`` when the
         refinement ran, else ``Segmentation.representation``).

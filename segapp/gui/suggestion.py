@@ -4,7 +4,8 @@ The worker computes, for every result once it is sent (the window's runner asks 
 ``Op.SUGGEST``; the model's ``suggestionChanged`` brings it to the canvas), where a stroke
 would help most (:attr:`~segapp.worker.results.SegmentResult.suggestion`, from
 :func:`core.suggest`): a
-point at the centre of the least certain region and, per segment, its surest point. The
+point at the centre of the least certain region (or of a large region no stroke has
+confirmed) and, per segment, its surest point. The
 ghost is a dashed ring at the point with a faint dashed line to each segment's surest point
 in that segment's colour. Clicking the ring opens a menu that says the answer in the terms
 of the tool: "with segment j" adds a must-link from the point to segment j's surest point,
