@@ -39,11 +39,12 @@ to learn from). Nodes with ``c_i < THRESHOLD`` are *uncertain*; each
 connected group of uncertain nodes of one segment (touching in ``W``) is a candidate region,
 scored by its pixels times its mean uncertainty ``(1 - c) / 2`` (when no node is under the
 threshold, the least certain fifth of the nodes form the regions: there is always a least
-certain place). Beside them, each large part of a segment that no stroke has confirmed
-(:func:`_unconfirmed`: a region its stronger edges outline, holding no stroke end and at
-least ``UNCONFIRMED_SHARE`` of the image) is a candidate too, scored by its pixels times its
-mean uncertainty times ``UNCONFIRMED_DOUBT``: the largest error is often a whole region the
-result is sure of, which no threshold on the certainty finds. A segment that no stroke, block or brush region has reached comes before
+certain place). Beside them, each large part of a segment that no stroke has
+confirmed (:func:`_unconfirmed`: a region its stronger edges outline, holding no stroke end,
+block or brush region and at least ``UNCONFIRMED_SHARE`` of the image) is a candidate too,
+ranked by its pixels times its mean uncertainty times ``UNCONFIRMED_DOUBT``: the largest
+error is often a whole region the result is sure of, which no threshold on the certainty
+finds. A segment that no stroke, block or brush region has reached comes before
 every such region: what it stands for is the least certain thing in the result, however
 sure the embedding is of its nodes (its largest connected piece, scored by its pixels; of
 several, the one holding less of the image's border first: a figure before its ground;
@@ -386,6 +387,13 @@ def _inner(W, sources: np.ndarray) -> np.ndarray:
     return dijkstra(C, directed=False, indices=np.asarray(sources, np.int64), min_only=True)
 
 
+def _components(W, keep: np.ndarray) -> np.ndarray:
+    """The connected component of every node on the edges of ``W`` (COO) where ``keep``."""
+    n = W.shape[0]
+    A = sp.coo_matrix((np.ones(int(keep.sum())), (W.row[keep], W.col[keep])), shape=(n, n))
+    return connected_components(A, directed=False)[1]
+
+
 def _unreached(W, labels, seeds, sizes, k, edge):
     """The segments no stroke, block or brush region has reached (``seeds``: none of their
     nodes), each as its largest connected piece: ``[(nodes, score), ...]``, score its
@@ -396,14 +404,11 @@ def _unreached(W, labels, seeds, sizes, k, edge):
     reached = np.zeros(k, bool)
     reached[labels[seeds]] = True
     out = []
-    W = W.tocoo()
-    n = len(labels)
+    W = sp.coo_matrix(W)
+    comp = _components(W, labels[W.row] == labels[W.col])  # pieces of one segment each
     for j in range(k):
         if reached[j] or not np.any(labels == j):
             continue
-        keep = (labels[W.row] == j) & (labels[W.col] == j)
-        A = sp.coo_matrix((np.ones(keep.sum()), (W.row[keep], W.col[keep])), shape=(n, n))
-        _, comp = connected_components(A, directed=False)
         pix = np.bincount(comp[labels == j], weights=np.asarray(sizes, float)[labels == j])
         best = int(np.argmax(pix))
         nodes = np.flatnonzero((comp == best) & (labels == j))
@@ -420,34 +425,37 @@ def _unconfirmed(W, labels, seeds, sizes, c, edges: float | None = None, share: 
     A part is a connected group of one segment's nodes on the graph ``W`` without its edges
     weaker than the ``edges`` quantile of the edge weights (a region of the image as its
     stronger boundaries outline it); unconfirmed when none of its nodes holds a stroke end, a
-    block or a brush region (``seeds``); kept when it holds at least ``share`` of the image's
+    block or a brush region (``seeds``; also before the first stroke, and in a segment no
+    stroke has reached, whose largest piece :func:`_unreached` asks about first: its other
+    large parts are other questions); kept when it holds at least ``share`` of the image's
     pixels (``sizes``); scored by ``doubt`` times its pixels times its mean uncertainty
-    ``(1 - c) / 2`` (``None``: ``UNCONFIRMED_EDGES``, ``UNCONFIRMED_SHARE``,
-    ``UNCONFIRMED_DOUBT``).
+    ``(1 - c) / 2``, so a part the result is wholly sure of (``c`` = 1) still comes last
+    (``None``: ``UNCONFIRMED_EDGES``, ``UNCONFIRMED_SHARE``, ``UNCONFIRMED_DOUBT``). A
+    suggestion answered inside a part (``exclude`` of :func:`suggest`) skips the whole part.
 
     Why: the largest error a person corrects is often a whole region the result is sure of
     (the candidates of :func:`_regions` hold only nodes under the certainty threshold): on
     the first 60 Berkeley training images (K = 3, e2cp) the suggestion-follower needed 8.50
     rounds to ARI 0.80 without these parts, 8.17 with them; on GrabCut 11.14 clicks to IoU
     0.90, 10.94 (``bench/results/tuning.md``, 2026-11-29). Small parts do not count (every
-    part, or parts of at least 5% of the image: GrabCut 11.72 and 11.24, the follower
-    confirming background clutter that is already right).
+    part, or parts of at least 5% of the image, at doubt 1: GrabCut 11.72 and 11.24, the
+    follower confirming background clutter that is already right). On the Berkeley images
+    the gain is in the first rounds: without these candidates before the first stroke 8.38,
+    and without them in segments no stroke has reached 8.50.
     """
     edges = UNCONFIRMED_EDGES if edges is None else edges
     share = UNCONFIRMED_SHARE if share is None else share
     doubt = UNCONFIRMED_DOUBT if doubt is None else doubt
     W = sp.coo_matrix(W)
+    seeds = np.asarray(seeds, np.int64)
     if not len(W.data):
         return []
-    keep = (W.data >= np.quantile(W.data, edges)) & (labels[W.row] == labels[W.col])
-    n = len(labels)
-    A = sp.coo_matrix((np.ones(int(keep.sum())), (W.row[keep], W.col[keep])), shape=(n, n))
-    _, comp = connected_components(A, directed=False)
+    comp = _components(W, (W.data >= np.quantile(W.data, edges)) & (labels[W.row] == labels[W.col]))
     sizes = np.asarray(sizes, float)
     pixels = np.bincount(comp, weights=sizes)
     doubted = np.bincount(comp, weights=sizes * (1.0 - c) / 2.0)
     confirmed = np.zeros(len(pixels), bool)
-    confirmed[comp[np.asarray(seeds, np.int64)]] = True
+    confirmed[comp[seeds]] = True
     parts = np.flatnonzero(~confirmed & (pixels >= share * pixels.sum()))
     return [(np.flatnonzero(comp == r), doubt * float(doubted[r])) for r in parts]
 
@@ -459,11 +467,8 @@ def _regions(W, labels, c, sizes, threshold):
     unsure = c < threshold
     if not unsure.any():  # every node is fairly sure: the least sure of them
         unsure = c <= np.quantile(c, LEAST)
-    W = W.tocoo()
-    keep = unsure[W.row] & unsure[W.col] & (labels[W.row] == labels[W.col])
-    n = len(labels)
-    A = sp.coo_matrix((np.ones(keep.sum()), (W.row[keep], W.col[keep])), shape=(n, n))
-    _, comp = connected_components(A, directed=False)
+    W = sp.coo_matrix(W)
+    comp = _components(W, unsure[W.row] & unsure[W.col] & (labels[W.row] == labels[W.col]))
     comp = np.where(unsure, comp, -1)
     weight = np.asarray(sizes, float) * (1.0 - c) / 2.0
     ids = np.unique(comp[comp >= 0])

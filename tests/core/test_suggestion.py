@@ -334,6 +334,11 @@ def test_a_large_part_of_a_segment_no_stroke_has_confirmed_is_a_candidate():
     # a stroke end inside it confirms it; a part under the share of the image is no candidate
     assert S._unconfirmed(W, labels, np.r_[seeds, idx[6, 1]], sizes, c) == []
     assert S._unconfirmed(W, labels, seeds, sizes, c, share=0.3) == []  # 16 / 64 = 0.25
+    # before any stroke every large part is unconfirmed, also in a segment no stroke reached
+    quarters = [sorted(idx[rows, cols].ravel().tolist()) for rows in (slice(0, 4), slice(4, 8))
+                for cols in (slice(0, 4), slice(4, 8))]
+    none = S._unconfirmed(W, labels, np.array([], np.int64), sizes, c)
+    assert sorted(sorted(n.tolist()) for n, _ in none) == sorted(quarters)
 
 
 def test_the_suggestion_asks_about_an_unconfirmed_region_before_a_smaller_doubt(monkeypatch):
