@@ -29,7 +29,7 @@ WINDOWS = {
     "screenshot.png": ("1200x841", ["--segments", "3"]),
     "screenshot-1366x768.png": ("1366x768", ["--segments", "3"]),
     "screenshot-1920x1080.png": ("1920x1080", ["--segments", "3"]),
-    "screenshot-compare.png": ("1366x768", ["--segments", "2", "--method", "e2cp", "--compare", "paper"]),
+    "screenshot-compare.png": ("1366x768", ["--segments", "3", "--method", "e2cp", "--compare", "paper"]),
 }
 STRIP = "bear-sequence.png"
 NAPARI = "screenshot-napari.png"

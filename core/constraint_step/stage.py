@@ -193,6 +193,13 @@ def screen_cut_labels(step: ConstraintStep) -> np.ndarray:
     return np.asarray(was, np.int64)
 
 
+def _every_segment_stroked(labels: np.ndarray, resolution: Resolution, k: int) -> bool:
+    """Whether each of the ``k`` segments of ``labels`` holds a node of a stroke, block or
+    brush region (``resolution.group`` >= 0)."""
+    held = np.unique(labels[resolution.group >= 0])
+    return len(held) >= k
+
+
 def apply_step(res: SpectralResult, step: ConstraintStep, method_nc, warn: bool = True) -> SpectralResult:
     """``res`` with labels that honour every consistent constraint (:func:`constrained_labels`).
 
@@ -200,7 +207,8 @@ def apply_step(res: SpectralResult, step: ConstraintStep, method_nc, warn: bool 
     method's own labels and embedding; or, where those labels are one segment or cut
     ``step.graph`` far worse than the method's own result without strokes (normalised cut
     higher by more than ``step.unconstrained_margin``), that result
-    (``res.info['unreached_from'] = 'unconstrained'``): csp's eq. 17 threshold, given a few
+    (``res.info['unreached_from'] = 'unconstrained'``, left out where every final segment
+    holds a stroke: then no segment is one no stroke reached): csp's eq. 17 threshold, given a few
     strokes, gives a blob around them (normalised cut 0.06–0.24 on Berkeley images, against
     about 0.01 without strokes and for the other methods), which the walk would otherwise
     carry into the result. One segment is replaced by that result whatever the margin;
@@ -238,6 +246,8 @@ def apply_step(res: SpectralResult, step: ConstraintStep, method_nc, warn: bool 
                                                 appearance=step.appearance, looks_weight=step.looks_weight,
                                                 appearance_weight=step.appearance_weight,
                                                 texture=step.texture, texture_weight=step.texture_weight)
+    if "unreached_from" in res.info and _every_segment_stroked(res.labels, resolution, step.n_clusters):
+        res.info.pop("unreached_from")  # it spoke of segments no stroke reached: there are none
     if screen_kept(res.labels, resolution, step):
         res.labels = np.asarray(step.previous, np.int64).copy()
         res.info["kept_screen"] = True

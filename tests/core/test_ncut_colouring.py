@@ -371,3 +371,23 @@ def test_local_searches_break_ties_as_the_vectorised_evaluation():
     C = np.triu(C, 1) + np.triu(C, 1).T
     vol = r.randint(1, 4, n) * 0.1
     np.testing.assert_array_equal(ncut_colouring(C, vol, [], 3), [1, 2, 2, 0, 0, 0, 0, 0, 0, 0, 1, 1])
+
+
+
+def test_no_word_of_unreached_segments_when_every_segment_holds_a_stroke():
+    """csp given one must-link at K = 3 is read as csp without strokes for the segments no
+    stroke reaches (above); once cannot-links reach the other two bands, every segment holds
+    a stroke and ``info`` no longer speaks of segments no stroke reached (the window's status
+    bar said "the segments no stroke reached follow csp without strokes" on 100075 with three
+    labels at K = 3, where there were none). The labels are the same either way."""
+    img, target = _three_bands()
+    ml = (10, 5, 40, 25, 1.0)
+    cons = core.Constraints(must_link=[ml], cannot_link=[(10, 5, 20, 45, 1.0), (10, 5, 20, 75, 1.0)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        one = core.segment(img, core.Constraints(must_link=[ml]), method="csp", n_segments=3, max_nodes=300)
+        seg = core.segment(img, cons, method="csp", n_segments=3, max_nodes=300)
+    assert one.info["unreached_from"] == "unconstrained"
+    assert len(np.unique(seg.labels[[10, 20, 20], [5, 45, 75]])) == 3  # every segment holds a stroke end
+    assert "unreached_from" not in seg.info
+    assert metrics.adjusted_rand(target.ravel(), seg.labels.ravel()) > 0.9
