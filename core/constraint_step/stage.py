@@ -196,8 +196,7 @@ def screen_cut_labels(step: ConstraintStep) -> np.ndarray:
 def _every_segment_stroked(labels: np.ndarray, resolution: Resolution, k: int) -> bool:
     """Whether each of the ``k`` segments of ``labels`` holds a node of a stroke, block or
     brush region (``resolution.group`` >= 0)."""
-    held = np.unique(labels[resolution.group >= 0])
-    return len(held) >= k
+    return bool(np.isin(np.arange(k), labels[resolution.group >= 0]).all())
 
 
 def apply_step(res: SpectralResult, step: ConstraintStep, method_nc, warn: bool = True) -> SpectralResult:
@@ -207,13 +206,14 @@ def apply_step(res: SpectralResult, step: ConstraintStep, method_nc, warn: bool 
     method's own labels and embedding; or, where those labels are one segment or cut
     ``step.graph`` far worse than the method's own result without strokes (normalised cut
     higher by more than ``step.unconstrained_margin``), that result
-    (``res.info['unreached_from'] = 'unconstrained'``, left out where every final segment
-    holds a stroke: then no segment is one no stroke reached): csp's eq. 17 threshold, given a few
+    (``res.info['unreached_from'] = 'unconstrained'``): csp's eq. 17 threshold, given a few
     strokes, gives a blob around them (normalised cut 0.06–0.24 on Berkeley images, against
     about 0.01 without strokes and for the other methods), which the walk would otherwise
     carry into the result. One segment is replaced by that result whatever the margin;
     without it (``step.unconstrained`` None, or itself one segment), by the NJW clustering
-    of ``step.graph`` (:func:`graph_split`; ``'graph'``). This is a deviation from every paper (their rounding stays as it is with
+    of ``step.graph`` (:func:`graph_split`; ``'graph'``). Either value is left out where
+    every final segment holds a stroke, block or brush region: then no segment is one no
+    stroke reached (the labels are the same). This is a deviation from every paper (their rounding stays as it is with
     ``rounding='paper'``).
 
     The method's embedding (its own clustered embedding, else its row-normalised display

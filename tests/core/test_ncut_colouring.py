@@ -373,8 +373,7 @@ def test_local_searches_break_ties_as_the_vectorised_evaluation():
     np.testing.assert_array_equal(ncut_colouring(C, vol, [], 3), [1, 2, 2, 0, 0, 0, 0, 0, 0, 0, 1, 1])
 
 
-
-def test_no_word_of_unreached_segments_when_every_segment_holds_a_stroke():
+def test_no_word_of_unreached_segments_when_every_segment_holds_a_stroke(monkeypatch):
     """csp given one must-link at K = 3 is read as csp without strokes for the segments no
     stroke reaches (above); once cannot-links reach the other two bands, every segment holds
     a stroke and ``info`` no longer speaks of segments no stroke reached (the window's status
@@ -391,3 +390,11 @@ def test_no_word_of_unreached_segments_when_every_segment_holds_a_stroke():
     assert len(np.unique(seg.labels[[10, 20, 20], [5, 45, 75]])) == 3  # every segment holds a stroke end
     assert "unreached_from" not in seg.info
     assert metrics.adjusted_rand(target.ravel(), seg.labels.ravel()) > 0.9
+    from segapp.core.constraint_step import stage
+
+    monkeypatch.setattr(stage, "_every_segment_stroked", lambda *a: False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        said = core.segment(img, cons, method="csp", n_segments=3, max_nodes=300)
+    assert said.info["unreached_from"] == "unconstrained"  # only the word differs
+    np.testing.assert_array_equal(said.labels, seg.labels)
