@@ -457,7 +457,7 @@ def _step_input(rep, constraints, nc, K, G, previous, shape, rep_p: dict, n_segm
                           texture=_texture(rep, out, parent) if rep_p["rounding_texture"] > 0 else None,
                           texture_weight=rep_p["rounding_texture"],
                           unconstrained_margin=rep_p["rounding_unconstrained"],
-                          connect=rep_p["rounding_connect"])
+                          connect=rep_p["rounding_connect"], anchored=rep_p["rounding_anchored"])
     return step, out
 
 

@@ -70,6 +70,14 @@ its own.
    ``rounding_texture`` > 0 the walk runs once more, on the graph weakened across nodes a
    texture model fitted on its first labels tells apart (:mod:`.texture`).
 
+4a. **Place** (``rounding_anchored``, :mod:`.anchored`). With ``'auto'``, once the
+   cannot-linked groups hold every segment, each must-link group no cannot-link touches (a
+   must-link drawn inside a region) joins the segment whose cannot-linked groups it is
+   closest to: a harmonic walk from them on the boundary graph and the colour and texture
+   of its ends' surroundings; the walk of step 4 runs again from every group. Not where the
+   result on screen already honours every stroke, nor where it would leave a cannot-link
+   honoured by a blob.
+
 4b. **Join** (``rounding_connect``, :mod:`.connect`). Where the labels leave a must-link's
    two ends in separate pieces of their segment (another segment between them: two blobs,
    not the region the stroke was drawn in), the cheapest path between the ends on the

@@ -81,6 +81,13 @@ ROUNDING_PARAMS = (
               "region brings the region along rather than two blobs around its ends; at K = 2 "
               "(at K = 3 it cost more than it gave on the training images; off: the walk from "
               "the ends alone)."),
+    ParamSpec("rounding_anchored", bool, True,
+              "Constrained rounding: once the cannot-linked strokes hold every segment, each "
+              "must-link no cannot-link touches (drawn inside a region) joins the segment whose "
+              "cannot-linked strokes it is closest to, by a random walk on the image graph and by "
+              "what its ends' surroundings look like (colour and texture), unless the result on "
+              "screen already honours every stroke or the placement would leave a cannot-link "
+              "honoured by a sliver (off: the two colourings' choice alone)."),
     ParamSpec("rounding_stability", float, 0.1,
               "Constrained rounding, given the result shown before this edit (segment's "
               "previous): what a group of must-linked stroke ends pays, per node, for leaving "
@@ -108,3 +115,4 @@ NCUT_EXACT = 200_000  # colourings enumerated exactly (K^groups); more: greedy w
 LOOK_BINS = 12  # colours of the codebook a territory's histogram counts
 
 UNREACHED_MIN_SHARE = 0.03  # 'auto': an unstroked segment smaller than this (no cannot-link yet) is a collapse
+ANCHORED_LOOKS = 6.0  # lambda of core.constraint_step.anchored: the looks against the walk's log-probabilities

@@ -57,6 +57,10 @@ class ConstraintStep:
     keep_screen : bool
         The edit only added must-links to the strokes of ``previous``, a result of the same
         method and settings, and ``rounding_keep_screen`` is on (see :func:`screen_kept`).
+    anchored : bool
+        ``rounding_anchored``: with ``colouring='auto'``, the must-link groups no cannot-link
+        touches are placed by the cannot-linked groups once those hold every segment
+        (:mod:`~core.constraint_step.anchored`).
     connect : bool
         ``rounding_connect``: where the labels leave a must-link's ends in two pieces of
         their segment, the walk runs again from the cheapest path between them
@@ -87,6 +91,7 @@ class ConstraintStep:
     unconstrained_margin: float = np.inf
     keep_screen: bool = False
     connect: bool = False
+    anchored: bool = False
 
 
 def graph_split(graph, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -245,7 +250,8 @@ def apply_step(res: SpectralResult, step: ConstraintStep, method_nc, warn: bool 
                                                 previous=step.previous, stability=step.stability,
                                                 appearance=step.appearance, looks_weight=step.looks_weight,
                                                 appearance_weight=step.appearance_weight,
-                                                texture=step.texture, texture_weight=step.texture_weight)
+                                                texture=step.texture, texture_weight=step.texture_weight,
+                                                anchored=step.anchored)
     if "unreached_from" in res.info and _every_segment_stroked(res.labels, resolution, step.n_clusters):
         res.info.pop("unreached_from")  # it spoke of segments no stroke reached: there are none
     if screen_kept(res.labels, resolution, step):

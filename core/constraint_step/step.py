@@ -20,7 +20,8 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
                        colouring: str = "walk", previous: np.ndarray | None = None,
                        stability: float = 0.0, appearance=None,
                        looks_weight: float = 0.0, appearance_weight: float = 0.0,
-                       texture=None, texture_weight: float = 0.0) -> tuple[np.ndarray, Resolution]:
+                       texture=None, texture_weight: float = 0.0,
+                       anchored: bool = False) -> tuple[np.ndarray, Resolution]:
     """Labels that honour the user's constraints, from a method's result (module docstring).
 
     Parameters
@@ -51,6 +52,9 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
     texture_weight : float
         ``rounding_texture``: how much the walk's graph is weakened across nodes a texture
         model fitted on the walk's first labels tells apart (:mod:`.texture`; 0: not at all).
+    anchored : bool
+        With ``colouring='auto'``: the must-link groups no cannot-link touches placed by the
+        cannot-linked groups once those hold every colour (:func:`_anchored`).
 
     Returns
     -------
@@ -64,7 +68,7 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
                               prior_weight=prior_weight, previous=previous, stability=stability,
                               appearance=appearance, looks_weight=looks_weight,
                               appearance_weight=appearance_weight, texture=texture,
-                              texture_weight=texture_weight)
+                              texture_weight=texture_weight, anchored=anchored)
     E = _checked_embedding(embedding)
     res = resolve(nc)
     labels = np.asarray(labels0, np.int64).copy()
@@ -235,8 +239,58 @@ def _sliver(labels: np.ndarray, k: int, sizes: np.ndarray) -> bool:
     return bool((share < UNREACHED_MIN_SHARE).any())
 
 
-def _auto_rounding(embedding, labels0, nc, n_clusters: int, graph=None, **kw):
-    """``colouring='auto'``: both colourings, and the labels of lower normalised cut.
+def _auto_rounding(embedding, labels0, nc, n_clusters: int, graph=None, anchored: bool = False, **kw):
+    """``colouring='auto'``: :func:`_auto_choice`, then, with ``anchored``, :func:`_anchored`."""
+    labels, res = _auto_choice(embedding, labels0, nc, n_clusters, graph=graph, **kw)
+    if not anchored or graph is None or not kw.get("prior_weight", 0) > 0 or not res.apart:
+        return labels, res
+    return _anchored(labels, res, nc, n_clusters, graph, kw), res
+
+
+def _anchored(labels: np.ndarray, res: Resolution, nc, k: int, graph, kw: dict) -> np.ndarray:
+    """``labels`` with the must-link groups no cannot-link touches placed by the cannot-linked
+    ones (:func:`~core.constraint_step.anchored.anchored_colours`: a walk from them and what
+    the groups' surroundings look like), once those hold all ``k`` colours; the labels the
+    walk from every group with its colour gives (every colour reached: no prior).
+
+    ``labels`` stay where the result on screen already honours every stroke
+    (:func:`screen_grouping`: a person sees their strokes honoured and expects no regrouping;
+    placing the groups there anyway lost the screen's right grouping, 140075 0.96 -> 0.18 at
+    the second cannot-link), where no group moves, and where the placement leaves a segment
+    under :data:`UNREACHED_MIN_SHARE` of the image holding no free group (a cannot-link
+    honoured by a blob around its end) that ``labels`` do not have. A small segment holding
+    a free group stays: a region someone drew a must-link in (134052: a 0.3% patch between a
+    leopard's leg and tail, ARI -0.01 -> 0.80). Measured (regions-first user, all 200
+    training images, ``bench/results/tuning.md``, 2026-11-30): final ARI at K = 3 0.642-0.666
+    -> 0.661-0.684 for the six methods (one call 0.604-0.641 -> 0.672-0.681), at K = 2
+    0.718-0.738 -> 0.734-0.748; the error-centre user, the follower and the GrabCut clicks
+    never reach it (every group is cannot-linked) and are unchanged.
+    """
+    from .anchored import anchored_colours, group_colours, surroundings
+
+    previous = kw.get("previous")
+    if previous is not None and kw.get("stability", 0) > 0 \
+            and screen_grouping(np.asarray(previous, np.int64), res, k) is not None:
+        return labels
+    free = _free_must_link_groups(nc, res)
+    colour = group_colours(labels, res, res.n_groups)
+    new = anchored_colours(colour, res, free, graph, k, surroundings(graph, kw.get("appearance"), kw.get("texture")))
+    if new is None or np.array_equal(new, colour):
+        return labels
+    seeds = _seed_nodes(nc, res)
+    user = seeds[res.group[seeds] >= 0]
+    out = edit_texture_walk(nc, graph, user, new[res.group[user]], np.zeros((len(labels), k)),
+                            np.full(k, float(kw["prior_weight"])), kw.get("texture"), kw.get("texture_weight", 0.0))
+    sizes = _node_sizes(kw.get("appearance"), len(labels))
+    share = np.bincount(out, weights=sizes, minlength=k)[:k] / max(float(sizes.sum()), 1e-12)
+    held = set(new[free].tolist())
+    if any(share[c] < UNREACHED_MIN_SHARE and c not in held for c in range(k)) and not _sliver(labels, k, sizes):
+        return labels
+    return out
+
+
+def _auto_choice(embedding, labels0, nc, n_clusters: int, graph=None, **kw):
+    """Both colourings, and the labels of lower normalised cut.
 
     The walk's colouring (:func:`constrained_labels` with ``'walk'``) follows the result on
     screen and the method's embedding; the normalised-cut colouring (:func:`_ncut_rounding`)

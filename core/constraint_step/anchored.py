@@ -1,0 +1,131 @@
+"""Which segment a free must-link group joins, read from the cannot-linked groups (our addition).
+
+Must-links drawn inside regions and cannot-links drawn between them (the regions-first
+user: a must-link or two in each region, then a cannot-link between each pair of region
+centres) leave the must-link groups *free*: no stroke says which segment each belongs to.
+The two colourings of :func:`~core.constraint_step.step._auto_rounding` place them by the
+boundary graph's cut and by the method's embedding; at K = 3 they group the strokes right
+on 40% of the Berkeley training images (one call, e2cp), and the normalised cut, the only
+judge between them, prefers wrong groupings as often as right ones
+(``bench/results/tuning.md``, 2026-11-29/30).
+
+Once the cannot-linked groups hold every one of the K colours, they are the segments'
+exemplars, and each free group is given the colour whose exemplars it is closest to:
+
+``score(g, c) = sum_{i in g} log P_ic  -  lambda * sum_{i in g} min_{a in A_c} ||F_i - F_a||^2 / f``
+
+* ``P`` -- a harmonic walk on the boundary graph from the cannot-linked groups' nodes
+  ``A_c`` (Grady, 2006): how readily a random walker from node ``i`` reaches colour ``c``'s
+  exemplars before another's;
+* ``F`` -- each node's colour (standardised) and texture (the constraint step's
+  multiscale features, :mod:`.texture`), averaged over the node and its graph neighbours
+  (``f`` features): what the surroundings of a stroke end look like;
+* ``lambda`` -- :data:`~core.constraint_step.params.ANCHORED_LOOKS`.
+
+Measured per must-link (1200 of them, regions-first strokes on the 200 Berkeley training
+images, K = 3, one call, e2cp): the walk alone puts 78% in their region's segment, the looks
+alone 74%, the score at ``lambda`` = 3 87% (the two colourings' choice 79%); every group of
+an image right on 50% of the images against 40%. In the window (the same user), final ARI
+0.666 -> 0.680 / 0.682 / 0.684 / 0.686 / 0.678 at ``lambda`` 1.5 / 3 / 6 / 12 / 30, 0.653 with the
+walk alone (``bench/results/tuning.md``, 2026-11-30). The groups that a cannot-link
+keeps apart, and the colours the chosen colouring gave them, are not changed; the labels are
+the walk from every group's nodes with its colour (every colour is reached: no prior).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from .params import ANCHORED_LOOKS
+
+
+def group_colours(labels: np.ndarray, res, n_groups: int) -> np.ndarray:
+    """Each group's segment in ``labels`` (the segment of its first node), shape (n_groups,)."""
+    first = np.full(n_groups, -1, np.int64)
+    nodes = np.flatnonzero(res.group >= 0)
+    grp = res.group[nodes]
+    order = np.argsort(grp, kind="stable")
+    ids, at = np.unique(grp[order], return_index=True)
+    first[ids] = nodes[order][at]
+    return np.where(first >= 0, labels[np.maximum(first, 0)], -1)
+
+
+def harmonic(graph, seeds: np.ndarray, seed_colours: np.ndarray, k: int) -> np.ndarray:
+    """Per node, the probability that a random walk on ``graph`` reaches a seed of each colour
+    first, shape (n, k) (the Dirichlet problem; nodes no seed connects get uniform rows)."""
+    from scipy.sparse.csgraph import connected_components
+    from scipy.sparse.linalg import spsolve
+
+    W = sp.csr_matrix(graph)
+    n = W.shape[0]
+    P = np.full((n, k), 1.0 / k)
+    P[seeds] = np.eye(k)[seed_colours]
+    _, comp = connected_components(W, directed=False)
+    free = np.setdiff1d(np.arange(n), seeds)
+    free = free[np.isin(comp[free], comp[seeds])]  # reached by some seed: a solvable system
+    if not len(free):
+        return P
+    L = (sp.diags(np.asarray(W.sum(1)).ravel()) - W).tocsr()
+    B = -(L[free][:, seeds] @ np.eye(k)[seed_colours])
+    X = spsolve(L[free][:, free].tocsc(), B)
+    P[free] = np.clip(np.asarray(X).reshape(len(free), k), 0.0, 1.0)
+    return P
+
+
+def surroundings(graph, appearance, texture) -> np.ndarray | None:
+    """``F``: each node's standardised colour and texture, averaged over the node and its
+    graph neighbours, shape (n, f); None without either."""
+    parts = []
+    if appearance is not None:
+        c = np.asarray(appearance[0], float)
+        parts.append((c - c.mean(0)) / (c.std(0) + 1e-9))
+    if texture is not None:
+        parts.append(np.asarray(texture[0], float))
+    if not parts:
+        return None
+    F = np.hstack(parts)
+    A = (sp.csr_matrix(graph) > 0).astype(float) + sp.eye(F.shape[0])
+    A = sp.diags(1.0 / np.asarray(A.sum(1)).ravel()) @ A
+    return np.asarray(A @ F)
+
+
+def anchored_colours(colour: np.ndarray, res, free_groups: np.ndarray, graph, k: int,
+                     F: np.ndarray | None, looks: float | None = None) -> np.ndarray | None:
+    """``colour`` (per group) with each group of ``free_groups`` recoloured by the score of
+    the module docstring; None where the cannot-linked groups do not hold all ``k`` colours.
+
+    Parameters
+    ----------
+    colour : ndarray, shape (n_groups,), int
+        Each group's colour in the labels chosen so far.
+    res : Resolution
+    free_groups : ndarray, int
+        The groups no cannot-link (or block label) keeps apart from another.
+    graph : sparse matrix, shape (n, n)
+    k : int
+    F : ndarray, shape (n, f), or None
+        :func:`surroundings`; None: the walk alone.
+    looks : float, optional
+        ``lambda`` (None: :data:`ANCHORED_LOOKS`).
+    """
+    looks = ANCHORED_LOOKS if looks is None else looks
+    said = sorted({int(g) for pair in res.apart for g in pair})
+    if not said or not len(free_groups) or len({int(colour[g]) for g in said}) < k:
+        return None
+    anchor = np.isin(res.group, said)
+    nodes = np.flatnonzero(anchor)
+    node_colour = colour[res.group[nodes]]
+    P = harmonic(graph, nodes, node_colour, k)
+    logP = np.log(np.maximum(P, 1e-9))
+    out = colour.copy()
+    for g in free_groups.tolist():
+        members = np.flatnonzero(res.group == g)
+        score = logP[members].sum(0)
+        if F is not None and looks > 0:
+            for c in range(k):
+                ex = F[nodes[node_colour == c]]
+                d2 = ((F[members][:, None, :] - ex[None, :, :]) ** 2).sum(-1).min(1) / F.shape[1]
+                score[c] -= looks * d2.sum()
+        out[g] = int(np.argmax(score))
+    return out

@@ -1,0 +1,120 @@
+"""The free must-link groups placed by the cannot-linked ones (core/constraint_step/anchored.py)."""
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+from segapp import core
+from segapp.core.constraint_step import anchored, resolve, step
+from segapp.core.eval import metrics, people
+from segapp.core.graph.node_constraints import NodeConstraints as NC
+
+from .test_ncut_colouring import CONSTRAINED, _three_bands
+
+
+def _path(weights):
+    n = len(weights) + 1
+    i = np.arange(n - 1)
+    return sp.coo_matrix((np.r_[weights, weights], (np.r_[i, i + 1], np.r_[i + 1, i])), shape=(n, n)).tocsr()
+
+
+# two regions on a path of 12 nodes, a weak edge between nodes 5 and 6; red nodes, then blue
+W = _path([1.0] * 5 + [1e-3] + [1.0] * 5)
+COLOURS = np.r_[np.tile([0.9, 0.1, 0.1], (6, 1)), np.tile([0.1, 0.1, 0.9], (6, 1))]
+RIGHT = np.r_[np.zeros(6, int), np.ones(6, int)]
+# must-links at 0-1 (red) and 10-11 (blue), a cannot-link between the regions' centres 2 and 9;
+# a colouring that put the red must-link with the blue region (it honours every stroke)
+WRONG = np.r_[1, 1, np.zeros(4, int), np.ones(6, int)]
+
+
+def _nc():
+    return NC.from_pairs(12, must=[(0, 1), (10, 11)], cannot=[(2, 9)])
+
+
+def _auto(monkeypatch, anchored_on=True, previous=None):
+    made = {"walk": WRONG, "ncut": WRONG}
+    monkeypatch.setattr(step, "constrained_labels",
+                        lambda emb, lab0, nc, k, colouring, **kw: (made[colouring].copy(), resolve(nc)))
+    kw = dict(graph=W, prior_weight=0.01, stability=0.5 if previous is not None else 0.0,
+              appearance=(COLOURS, np.ones(12)))
+    return step._auto_rounding(np.zeros((12, 1)), WRONG, _nc(), 2, previous=previous, anchored=anchored_on, **kw)[0]
+
+
+def test_anchored_colours_places_a_free_group_with_the_cannot_linked_group_it_is_closest_to():
+    """Score of the module docstring: the red must-link (nodes 0, 1) reaches the red centre
+    (node 2) first and looks like it; coloured with the blue centre's colour, it moves."""
+    res = resolve(_nc())
+    colour = anchored.group_colours(WRONG, res, res.n_groups)
+    free = step._free_must_link_groups(_nc(), res)
+    F = anchored.surroundings(W, (COLOURS, np.ones(12)), None)
+    new = anchored.anchored_colours(colour, res, free, W, 2, F)
+    g_red, g_blue = res.group[0], res.group[10]
+    assert colour[g_red] == 1 and new[g_red] == 0 and new[g_blue] == 1
+    assert new[res.group[2]] == colour[res.group[2]] and new[res.group[9]] == colour[res.group[9]]  # anchors kept
+    # the walk alone (no looks) says the same here; the looks alone too
+    assert anchored.anchored_colours(colour, res, free, W, 2, None)[g_red] == 0
+    P = anchored.harmonic(W, np.array([2, 9]), np.array([0, 1]), 2)
+    np.testing.assert_allclose(P.sum(1), 1.0)
+    assert P[0, 0] > 0.99 and P[11, 1] > 0.99
+
+
+def test_no_placement_until_the_cannot_linked_groups_hold_every_colour():
+    """At K = 3 the two cannot-linked centres hold two colours: the third segment has no
+    exemplar, and nothing is moved."""
+    res = resolve(_nc())
+    colour = anchored.group_colours(WRONG, res, res.n_groups)
+    free = step._free_must_link_groups(_nc(), res)
+    assert anchored.anchored_colours(colour, res, free, W, 3, None) is None
+    res0 = resolve(NC.from_pairs(12, must=[(0, 1), (10, 11)]))  # no cannot-link at all
+    assert anchored.anchored_colours(anchored.group_colours(WRONG, res0, res0.n_groups), res0,
+                                     step._free_must_link_groups(NC.from_pairs(12, must=[(0, 1), (10, 11)]), res0),
+                                     W, 2, None) is None
+
+
+def test_auto_rounding_places_the_free_groups_but_keeps_a_screen_that_honours_every_stroke(monkeypatch):
+    """Both colourings group the red must-link with the blue region; ``anchored`` gives the
+    two regions. A result on screen that honours every stroke keeps its grouping (a person
+    sees the strokes honoured and expects no regrouping); off, the colourings' choice."""
+    np.testing.assert_array_equal(_auto(monkeypatch), RIGHT)
+    np.testing.assert_array_equal(_auto(monkeypatch, anchored_on=False), WRONG)
+    np.testing.assert_array_equal(_auto(monkeypatch, previous=WRONG), WRONG)
+    shown = np.r_[0, 1, np.zeros(4, int), np.ones(6, int)]  # the red must-link split: not honoured
+    np.testing.assert_array_equal(_auto(monkeypatch, previous=shown), RIGHT)
+
+
+def test_a_placement_that_leaves_a_cannot_link_to_a_blob_is_not_taken(monkeypatch):
+    """Every free group placed with the first centre leaves the other one (node 199 of 200)
+    a segment of its own under 3% of the image: a cannot-link honoured by a blob. The
+    colourings' labels stay; a placement without a blob is taken."""
+    W200 = _path([1.0] * 199)
+    nc = NC.from_pairs(200, must=[(0, 1), (190, 191)], cannot=[(2, 199)])
+    labels = np.r_[np.zeros(100, int), np.ones(100, int)]
+    monkeypatch.setattr(step, "constrained_labels",
+                        lambda emb, lab0, nc, k, colouring, **kw: (labels.copy(), resolve(nc)))
+    to = {"colour": 0}
+    monkeypatch.setattr(anchored, "anchored_colours",
+                        lambda colour, res, free, graph, k, F, looks=None:
+                        np.where(np.isin(np.arange(len(colour)), free), to["colour"], colour))
+
+    def auto():
+        return step._auto_rounding(np.zeros((200, 1)), labels, nc, 2, graph=W200, prior_weight=0.01, anchored=True)[0]
+
+    np.testing.assert_array_equal(auto(), labels)
+    nc = NC.from_pairs(200, must=[(0, 1), (150, 151)], cannot=[(2, 199)])  # the second must-link farther in
+    to["colour"] = 0  # the second group with node 2: node 199's segment is 24 nodes (12%)
+    out = auto()
+    assert (out == 1).sum() > 6 and not np.array_equal(out, labels)
+
+
+def test_regions_first_strokes_in_one_call_give_the_regions_with_every_method():
+    """Three bands, the regions-first user's nine strokes in one call (K = 3): every
+    constrained method gives the three bands and honours every stroke."""
+    img, target = _three_bands()
+    cons = people.constraints_of(people.user_strokes("regions-first", target, 3))
+    for m in CONSTRAINED:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            seg = core.segment(img, cons, method=m, n_segments=3, max_nodes=300)
+        assert metrics.adjusted_rand(target.ravel(), seg.labels.ravel()) > 0.9, m
+        assert seg.honoured["must_link"].all() and seg.honoured["cannot_link"].all(), m
