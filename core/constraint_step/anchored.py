@@ -27,7 +27,8 @@ images, K = 3, one call, e2cp): the walk alone puts 78% in their region's segmen
 alone 74%, the score at ``lambda`` = 3 87% (the two colourings' choice 79%); every group of
 an image right on 50% of the images against 40%. In the window (the same user), final ARI
 0.666 -> 0.680 / 0.682 / 0.684 / 0.686 / 0.678 at ``lambda`` 1.5 / 3 / 6 / 12 / 30, 0.653 with the
-walk alone (``bench/results/tuning.md``, 2026-11-30). The groups that a cannot-link
+walk alone, before a review made the blob rule compare segment by segment and the walk's
+system never singular (then 0.682 at 6; ``bench/results/tuning.md``, 2026-11-30). The groups that a cannot-link
 keeps apart, and the colours the chosen colouring gave them, are not changed; the labels are
 the walk from every group's nodes with its colour (every colour is reached: no prior).
 """
@@ -57,7 +58,8 @@ def harmonic(graph, seeds: np.ndarray, seed_colours: np.ndarray, k: int) -> np.n
     from scipy.sparse.csgraph import connected_components
     from scipy.sparse.linalg import spsolve
 
-    W = sp.csr_matrix(graph)
+    W = sp.csr_matrix(graph, dtype=float, copy=True)
+    W.eliminate_zeros()  # a stored zero weight is no edge (the components below would count it)
     n = W.shape[0]
     P = np.full((n, k), 1.0 / k)
     P[seeds] = np.eye(k)[seed_colours]
@@ -66,10 +68,12 @@ def harmonic(graph, seeds: np.ndarray, seed_colours: np.ndarray, k: int) -> np.n
     free = free[np.isin(comp[free], comp[seeds])]  # reached by some seed: a solvable system
     if not len(free):
         return P
-    L = (sp.diags(np.asarray(W.sum(1)).ravel()) - W).tocsr()
+    d = np.asarray(W.sum(1)).ravel()
+    L = (sp.diags(d + 1e-9 * max(float(d.max(initial=0.0)), 1e-12)) - W).tocsr()  # as prior_walk: never singular
     B = -(L[free][:, seeds] @ np.eye(k)[seed_colours])
-    X = spsolve(L[free][:, free].tocsc(), B)
-    P[free] = np.clip(np.asarray(X).reshape(len(free), k), 0.0, 1.0)
+    X = np.asarray(spsolve(L[free][:, free].tocsc(), B)).reshape(len(free), k)
+    if np.isfinite(X).all():
+        P[free] = np.clip(X, 0.0, 1.0)
     return P
 
 
@@ -110,7 +114,7 @@ def anchored_colours(colour: np.ndarray, res, free_groups: np.ndarray, graph, k:
         ``lambda`` (None: :data:`ANCHORED_LOOKS`).
     """
     looks = ANCHORED_LOOKS if looks is None else looks
-    said = sorted({int(g) for pair in res.apart for g in pair})
+    said = sorted({int(g) for pair in res.apart for g in pair if g >= 0})
     if not said or not len(free_groups) or len({int(colour[g]) for g in said}) < k:
         return None
     anchor = np.isin(res.group, said)

@@ -258,11 +258,11 @@ def _anchored(labels: np.ndarray, res: Resolution, nc, k: int, graph, kw: dict) 
     placing the groups there anyway lost the screen's right grouping, 140075 0.96 -> 0.18 at
     the second cannot-link), where no group moves, and where the placement leaves a segment
     under :data:`UNREACHED_MIN_SHARE` of the image holding no free group (a cannot-link
-    honoured by a blob around its end) that ``labels`` do not have. A small segment holding
+    honoured by a blob around its end) that ``labels`` do not have (:func:`_blobs`). A small segment holding
     a free group stays: a region someone drew a must-link in (134052: a 0.3% patch between a
     leopard's leg and tail, ARI -0.01 -> 0.80). Measured (regions-first user, all 200
     training images, ``bench/results/tuning.md``, 2026-11-30): final ARI at K = 3 0.642-0.666
-    -> 0.661-0.684 for the six methods (one call 0.604-0.641 -> 0.672-0.681), at K = 2
+    -> 0.660-0.682 for the six methods (one call 0.604-0.641 -> 0.673-0.676), at K = 2
     0.718-0.738 -> 0.734-0.748; the error-centre user, the follower and the GrabCut clicks
     never reach it (every group is cannot-linked) and are unchanged.
     """
@@ -273,6 +273,8 @@ def _anchored(labels: np.ndarray, res: Resolution, nc, k: int, graph, kw: dict) 
             and screen_grouping(np.asarray(previous, np.int64), res, k) is not None:
         return labels
     free = _free_must_link_groups(nc, res)
+    if not len(free):
+        return labels
     colour = group_colours(labels, res, res.n_groups)
     new = anchored_colours(colour, res, free, graph, k, surroundings(graph, kw.get("appearance"), kw.get("texture")))
     if new is None or np.array_equal(new, colour):
@@ -282,11 +284,18 @@ def _anchored(labels: np.ndarray, res: Resolution, nc, k: int, graph, kw: dict) 
     out = edit_texture_walk(nc, graph, user, new[res.group[user]], np.zeros((len(labels), k)),
                             np.full(k, float(kw["prior_weight"])), kw.get("texture"), kw.get("texture_weight", 0.0))
     sizes = _node_sizes(kw.get("appearance"), len(labels))
-    share = np.bincount(out, weights=sizes, minlength=k)[:k] / max(float(sizes.sum()), 1e-12)
-    held = set(new[free].tolist())
-    if any(share[c] < UNREACHED_MIN_SHARE and c not in held for c in range(k)) and not _sliver(labels, k, sizes):
+    if not _blobs(out, new[free], k, sizes) <= _blobs(labels, colour[free], k, sizes):
         return labels
     return out
+
+
+def _blobs(labels: np.ndarray, free_colours: np.ndarray, k: int, sizes: np.ndarray) -> set:
+    """The segments of ``labels`` under :data:`UNREACHED_MIN_SHARE` of the image (node
+    sizes ``sizes``) that hold no free must-link group (``free_colours``: their colours):
+    what is left around a cannot-link's end."""
+    share = np.bincount(labels, weights=sizes, minlength=k)[:k] / max(float(sizes.sum()), 1e-12)
+    held = set(np.asarray(free_colours).tolist())
+    return {c for c in range(k) if share[c] < UNREACHED_MIN_SHARE and c not in held}
 
 
 def _auto_choice(embedding, labels0, nc, n_clusters: int, graph=None, **kw):

@@ -54,6 +54,7 @@ def test_anchored_colours_places_a_free_group_with_the_cannot_linked_group_it_is
     assert new[res.group[2]] == colour[res.group[2]] and new[res.group[9]] == colour[res.group[9]]  # anchors kept
     # the walk alone (no looks) says the same here; the looks alone too
     assert anchored.anchored_colours(colour, res, free, W, 2, None)[g_red] == 0
+    assert anchored.anchored_colours(colour, res, free, W, 2, F, looks=1e6)[g_red] == 0
     P = anchored.harmonic(W, np.array([2, 9]), np.array([0, 1]), 2)
     np.testing.assert_allclose(P.sum(1), 1.0)
     assert P[0, 0] > 0.99 and P[11, 1] > 0.99
@@ -118,3 +119,24 @@ def test_regions_first_strokes_in_one_call_give_the_regions_with_every_method():
             seg = core.segment(img, cons, method=m, n_segments=3, max_nodes=300)
         assert metrics.adjusted_rand(target.ravel(), seg.labels.ravel()) > 0.9, m
         assert seg.honoured["must_link"].all() and seg.honoured["cannot_link"].all(), m
+
+
+def test_harmonic_ignores_stored_zero_weights_and_unseeded_parts():
+    """A part joined to the seeds only by zero weights (an edge map's underflow) is not
+    reached: uniform rows, no NaN; the seeded part is solved."""
+    A = _path([1.0, 1.0, 0.0, 1.0])  # nodes 3-4 cut off by a stored zero
+    P = anchored.harmonic(A, np.array([0, 2]), np.array([0, 1]), 2)
+    assert np.isfinite(P).all()
+    np.testing.assert_allclose(P[3:], 0.5)
+    assert abs(P[1, 0] - 0.5) < 1e-6
+
+
+def test_a_cannot_link_pair_with_an_unresolved_group_names_no_exemplar():
+    """``res.apart`` may name group -1 (a block label with no honoured stroke, resolve.py):
+    the nodes no stroke touches are not exemplars, and with one real colour the cannot-linked
+    groups do not hold both: nothing is moved."""
+    res = resolve(_nc())
+    res.apart = [(res.group[2], -1)]
+    colour = anchored.group_colours(WRONG, res, res.n_groups)
+    free = np.array([res.group[0], res.group[10]])
+    assert anchored.anchored_colours(colour, res, free, W, 2, None) is None
