@@ -233,10 +233,14 @@ def _node_sizes(appearance, n: int) -> np.ndarray:
     return np.ones(n)
 
 
+def _shares(labels: np.ndarray, k: int, sizes: np.ndarray) -> np.ndarray:
+    """Each of the ``k`` segments' share of the image (node sizes ``sizes``), shape (k,)."""
+    return np.bincount(labels, weights=sizes, minlength=k)[:k] / max(float(sizes.sum()), 1e-12)
+
+
 def _sliver(labels: np.ndarray, k: int, sizes: np.ndarray) -> bool:
     """A segment under :data:`UNREACHED_MIN_SHARE` of the image (node sizes ``sizes``)."""
-    share = np.bincount(labels, weights=sizes, minlength=k)[:k] / max(float(sizes.sum()), 1e-12)
-    return bool((share < UNREACHED_MIN_SHARE).any())
+    return bool((_shares(labels, k, sizes) < UNREACHED_MIN_SHARE).any())
 
 
 def _auto_rounding(embedding, labels0, nc, n_clusters: int, graph=None, anchored: bool = False, **kw):
@@ -293,7 +297,7 @@ def _blobs(labels: np.ndarray, free_colours: np.ndarray, k: int, sizes: np.ndarr
     """The segments of ``labels`` under :data:`UNREACHED_MIN_SHARE` of the image (node
     sizes ``sizes``) that hold no free must-link group (``free_colours``: their colours):
     what is left around a cannot-link's end."""
-    share = np.bincount(labels, weights=sizes, minlength=k)[:k] / max(float(sizes.sum()), 1e-12)
+    share = _shares(labels, k, sizes)
     held = set(np.asarray(free_colours).tolist())
     return {c for c in range(k) if share[c] < UNREACHED_MIN_SHARE and c not in held}
 
