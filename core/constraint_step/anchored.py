@@ -95,7 +95,8 @@ def surroundings(graph, appearance, texture) -> np.ndarray | None:
 
 
 def anchored_colours(colour: np.ndarray, res, free_groups: np.ndarray, graph, k: int,
-                     F: np.ndarray | None, looks: float | None = None) -> np.ndarray | None:
+                     F: np.ndarray | None, looks: float | None = None,
+                     margin: float | None = None) -> np.ndarray | None:
     """``colour`` (per group) with each group of ``free_groups`` recoloured by the score of
     the module docstring; None where the cannot-linked groups do not hold all ``k`` colours.
 
@@ -112,6 +113,10 @@ def anchored_colours(colour: np.ndarray, res, free_groups: np.ndarray, graph, k:
         :func:`surroundings`; None: the walk alone.
     looks : float, optional
         ``lambda`` (None: :data:`ANCHORED_LOOKS`).
+    margin : float, optional
+        A group moves from ``colour`` only where its best colour's score exceeds that of its
+        colour in ``colour`` by more than ``margin`` per node of the group (None: it always
+        takes the best): the result on screen keeps a grouping the placement is not sure of.
     """
     looks = ANCHORED_LOOKS if looks is None else looks
     said = sorted({int(g) for pair in res.apart for g in pair if g >= 0})
@@ -131,5 +136,7 @@ def anchored_colours(colour: np.ndarray, res, free_groups: np.ndarray, graph, k:
                 ex = F[nodes[node_colour == c]]
                 d2 = ((F[members][:, None, :] - ex[None, :, :]) ** 2).sum(-1).min(1) / F.shape[1]
                 score[c] -= looks * d2.sum()
-        out[g] = int(np.argmax(score))
+        best = int(np.argmax(score))
+        if margin is None or score[best] - score[colour[g]] > margin * len(members):
+            out[g] = best
     return out

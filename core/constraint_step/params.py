@@ -116,3 +116,7 @@ LOOK_BINS = 12  # colours of the codebook a territory's histogram counts
 
 UNREACHED_MIN_SHARE = 0.03  # 'auto': an unstroked segment smaller than this (no cannot-link yet) is a collapse
 ANCHORED_LOOKS = 6.0  # lambda of core.constraint_step.anchored: the looks against the walk's log-probabilities
+# at K >= 3, how much better (score per node of the group) the placement's colour must be than
+# the colour a result on screen that honours every stroke gave a free group, to move it there
+# (bench/results/tuning.md, 2026-11-30, thirtieth session)
+ANCHORED_SCREEN_MARGIN = 0.5

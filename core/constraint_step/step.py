@@ -7,8 +7,8 @@ import numpy as np
 
 from ..constraints import Kind
 from .ncut import labels_ncut, _ncut_rounding
-from .params import (COLOURING_TIE_WEIGHT, NCUT_TIE_WEIGHT, SCREEN_GROUPING_MARGIN, SINGLE_VECTOR_SPACING,
-                     UNREACHED_MIN_SHARE)
+from .params import (ANCHORED_SCREEN_MARGIN, COLOURING_TIE_WEIGHT, NCUT_TIE_WEIGHT, SCREEN_GROUPING_MARGIN,
+                     SINGLE_VECTOR_SPACING, UNREACHED_MIN_SHARE)
 from .potts import _best_colouring, edit_conductance
 from .resolve import Resolution, resolve, _seed_nodes
 from .texture import edit_texture_walk
@@ -257,30 +257,46 @@ def _anchored(labels: np.ndarray, res: Resolution, nc, k: int, graph, kw: dict) 
     the groups' surroundings look like), once those hold all ``k`` colours; the labels the
     walk from every group with its colour gives (every colour reached: no prior).
 
-    ``labels`` stay where the result on screen already honours every stroke
-    (:func:`screen_grouping`: a person sees their strokes honoured and expects no regrouping;
-    placing the groups there anyway lost the screen's right grouping, 140075 0.96 -> 0.18 at
-    the second cannot-link), where no group moves, and where the placement leaves a segment
+    Where the result on screen already honours every stroke (:func:`screen_grouping`: a
+    person sees their strokes honoured and expects no regrouping), at K = 2 ``labels`` stay
+    (placing there anyway cost e2cp 0.744 -> 0.719-0.738 and ssap 0.748 -> 0.725-0.738 final
+    ARI); at K >= 3 a free group leaves its segment only where the placement's score of its
+    best colour beats that of its colour by more than
+    :data:`~core.constraint_step.params.ANCHORED_SCREEN_MARGIN` per node. No lock-in: with
+    three or more segments the must-links drawn before the cannot-links are often grouped
+    wrong on screen, and kept that way they left ssap's window 0.013 below one call. Placing
+    always broke right screens (140075: 0.96 -> 0.18 at the second cannot-link); placing
+    where sure (margin 0.5, regions-first, all 200, K = 3) gave final ARI 0.660-0.682 ->
+    0.675-0.684 for the six methods, order dependence 0.057-0.076 -> 0.013-0.024, harmful
+    strokes 9.3-12.5% -> 10.1-12.6% (``bench/results/tuning.md``, 2026-11-30, thirtieth
+    session).
+
+    ``labels`` also stay where no group moves, and where the placement leaves a segment
     under :data:`UNREACHED_MIN_SHARE` of the image holding no free group (a cannot-link
-    honoured by a blob around its end) that ``labels`` do not have (:func:`_blobs`). A small segment holding
-    a free group stays: a region someone drew a must-link in (134052: a 0.3% patch between a
-    leopard's leg and tail, ARI -0.01 -> 0.80). Measured (regions-first user, all 200
-    training images, ``bench/results/tuning.md``, 2026-11-30): final ARI at K = 3 0.642-0.666
-    -> 0.660-0.682 for the six methods (one call 0.604-0.641 -> 0.673-0.676), at K = 2
-    0.718-0.738 -> 0.734-0.748; the error-centre user, the follower and the GrabCut clicks
-    never reach it (every group is cannot-linked) and are unchanged.
+    honoured by a blob around its end) that ``labels`` do not have (:func:`_blobs`). A small
+    segment holding a free group stays: a region someone drew a must-link in (134052: a
+    0.3% patch between a leopard's leg and tail, ARI -0.01 -> 0.80). Measured before the
+    margin (regions-first user, all 200 training images, ``bench/results/tuning.md``,
+    2026-11-30): final ARI at K = 3 0.642-0.666 -> 0.660-0.682 for the six methods (one call
+    0.604-0.641 -> 0.673-0.676), at K = 2 0.718-0.738 -> 0.734-0.748; the error-centre user,
+    the follower and the GrabCut clicks never reach it (every group is cannot-linked) and
+    are unchanged.
     """
     from .anchored import anchored_colours, group_colours, surroundings
 
     previous = kw.get("previous")
+    margin = None
     if previous is not None and kw.get("stability", 0) > 0 \
             and screen_grouping(np.asarray(previous, np.int64), res, k) is not None:
-        return labels
+        if k == 2:
+            return labels
+        margin = ANCHORED_SCREEN_MARGIN
     free = _free_must_link_groups(nc, res)
     if not len(free):
         return labels
     colour = group_colours(labels, res, res.n_groups)
-    new = anchored_colours(colour, res, free, graph, k, surroundings(graph, kw.get("appearance"), kw.get("texture")))
+    new = anchored_colours(colour, res, free, graph, k, surroundings(graph, kw.get("appearance"), kw.get("texture")),
+                           margin=margin)
     if new is None or np.array_equal(new, colour):
         return labels
     seeds = _seed_nodes(nc, res)

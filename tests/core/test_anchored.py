@@ -84,6 +84,53 @@ def test_auto_rounding_places_the_free_groups_but_keeps_a_screen_that_honours_ev
     np.testing.assert_array_equal(_auto(monkeypatch, previous=shown), RIGHT)
 
 
+# three regions on a path of 18 nodes (weak edges 5-6 and 11-12): red, green, blue
+W3 = _path([1.0] * 5 + [1e-3] + [1.0] * 5 + [1e-3] + [1.0] * 5)
+COLOURS3 = np.r_[np.tile([0.9, 0.1, 0.1], (6, 1)), np.tile([0.1, 0.9, 0.1], (6, 1)), np.tile([0.1, 0.1, 0.9], (6, 1))]
+RIGHT3 = np.repeat([0, 1, 2], 6)
+# must-links at 0-1 (red), 7-8 (green) and 16-17 (blue), a cannot-link between each pair of
+# centres 3, 9, 14; the screen put the red must-link with the green region (honouring every stroke)
+WRONG3 = np.r_[1, 1, np.zeros(4, int), np.ones(6, int), np.full(6, 2)]
+
+
+def _nc3():
+    return NC.from_pairs(18, must=[(0, 1), (7, 8), (16, 17)], cannot=[(3, 9), (9, 14), (3, 14)])
+
+
+def test_the_margin_keeps_a_colour_the_placement_is_not_sure_of():
+    """``margin`` per node of the group: the red must-link's best colour beats the screen's
+    by the walk's log-probabilities and the looks; a margin below that moves it, one above
+    keeps the screen's colour."""
+    res = resolve(_nc3())
+    colour = anchored.group_colours(WRONG3, res, res.n_groups)
+    free = step._free_must_link_groups(_nc3(), res)
+    F = anchored.surroundings(W3, (COLOURS3, np.ones(18)), None)
+    g = res.group[0]
+    assert colour[g] == 1
+    assert anchored.anchored_colours(colour, res, free, W3, 3, F)[g] == 0
+    assert anchored.anchored_colours(colour, res, free, W3, 3, F, margin=0.5)[g] == 0
+    assert anchored.anchored_colours(colour, res, free, W3, 3, F, margin=1e6)[g] == 1
+
+
+def test_at_three_segments_a_screen_that_honours_every_stroke_gives_way_where_the_placement_is_sure(monkeypatch):
+    """At K = 3 the screen's grouping (the red must-link with the green region, every stroke
+    honoured) is not locked in: the cannot-linked centres place the red must-link with red,
+    far beyond ``ANCHORED_SCREEN_MARGIN``. With a margin no placement reaches, the screen's
+    grouping stays (as at K = 2, the test above)."""
+    monkeypatch.setattr(step, "constrained_labels",
+                        lambda emb, lab0, nc, k, colouring, **kw: (WRONG3.copy(), resolve(nc)))
+
+    def auto():
+        return step._auto_rounding(np.zeros((18, 1)), WRONG3, _nc3(), 3, graph=W3, prior_weight=0.01,
+                                   previous=WRONG3, stability=0.5, appearance=(COLOURS3, np.ones(18)),
+                                   anchored=True)[0]
+
+    assert step.screen_grouping(WRONG3, resolve(_nc3()), 3) is not None
+    np.testing.assert_array_equal(auto(), RIGHT3)
+    monkeypatch.setattr(step, "ANCHORED_SCREEN_MARGIN", 1e6)
+    np.testing.assert_array_equal(auto(), WRONG3)
+
+
 def test_a_placement_that_leaves_a_cannot_link_to_a_blob_is_not_taken(monkeypatch):
     """Every free group placed with the first centre leaves the other one (node 199 of 200)
     a segment of its own under 3% of the image: a cannot-link honoured by a blob. The
@@ -95,7 +142,7 @@ def test_a_placement_that_leaves_a_cannot_link_to_a_blob_is_not_taken(monkeypatc
                         lambda emb, lab0, nc, k, colouring, **kw: (labels.copy(), resolve(nc)))
     to = {"colour": 0}
     monkeypatch.setattr(anchored, "anchored_colours",
-                        lambda colour, res, free, graph, k, F, looks=None:
+                        lambda colour, res, free, graph, k, F, looks=None, margin=None:
                         np.where(np.isin(np.arange(len(colour)), free), to["colour"], colour))
 
     def auto():
