@@ -271,7 +271,15 @@ def _anchored(labels: np.ndarray, res: Resolution, nc, k: int, graph, kw: dict) 
     strokes 9.3-12.5% -> 10.1-12.6% (``bench/results/tuning.md``, 2026-11-30, thirtieth
     session).
 
-    ``labels`` also stay where no group moves, and where the placement leaves a segment
+    ``labels`` also stay where no group moves, where a segment that held two or more free
+    groups would hold none (what is left of it is the surroundings of a cannot-link's end:
+    on 92059 the looks moved both must-links on a boat to the rocks, and the boat's segment
+    shrank to 3% of the image around the cannot-link's end; regions-first, all 200, e2cp /
+    ssap: K = 3 final 0.683 / 0.675 -> 0.691 / 0.674, one call 0.674 / 0.673 -> 0.679 /
+    0.670, blob cannot-links 0.3 / 0.3% -> 0 / 0.3%; K = 2 0.744 / 0.748 -> 0.747 / 0.750,
+    one call 0.711 / 0.720 -> 0.717 / 0.725; a segment's only free group may leave it, as
+    on 122048 in the shuffled order, the one must-link drawn before the cannot-link: 0.89
+    with the move, 0.12 without), and where the placement leaves a segment
     under :data:`UNREACHED_MIN_SHARE` of the image holding no free group (a cannot-link
     honoured by a blob around its end) that ``labels`` do not have (:func:`_blobs`). A small
     segment holding a free group stays: a region someone drew a must-link in (134052: a
@@ -299,6 +307,9 @@ def _anchored(labels: np.ndarray, res: Resolution, nc, k: int, graph, kw: dict) 
                            margin=margin)
     if new is None or np.array_equal(new, colour):
         return labels
+    held = np.bincount(colour[free], minlength=k)
+    if ((held >= 2) & (np.bincount(new[free], minlength=k) == 0)).any():
+        return labels  # a segment would keep none of the (two or more) must-links drawn in it
     seeds = _seed_nodes(nc, res)
     user = seeds[res.group[seeds] >= 0]
     out = edit_texture_walk(nc, graph, user, new[res.group[user]], np.zeros((len(labels), k)),

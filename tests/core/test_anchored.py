@@ -131,28 +131,62 @@ def test_at_three_segments_a_screen_that_honours_every_stroke_gives_way_where_th
     np.testing.assert_array_equal(auto(), WRONG3)
 
 
-def test_a_placement_that_leaves_a_cannot_link_to_a_blob_is_not_taken(monkeypatch):
-    """Every free group placed with the first centre leaves the other one (node 199 of 200)
-    a segment of its own under 3% of the image: a cannot-link honoured by a blob. The
-    colourings' labels stay; a placement without a blob is taken."""
-    W200 = _path([1.0] * 199)
-    nc = NC.from_pairs(200, must=[(0, 1), (190, 191)], cannot=[(2, 199)])
-    labels = np.r_[np.zeros(100, int), np.ones(100, int)]
+def _placed(monkeypatch, labels, nc, k, moves):
+    """``_auto_rounding`` with ``anchored`` where both colourings give ``labels`` and the
+    placement moves the groups of the nodes in ``moves`` ({node: colour}), on a path."""
+    n = len(labels)
     monkeypatch.setattr(step, "constrained_labels",
                         lambda emb, lab0, nc, k, colouring, **kw: (labels.copy(), resolve(nc)))
-    to = {"colour": 0}
-    monkeypatch.setattr(anchored, "anchored_colours",
-                        lambda colour, res, free, graph, k, F, looks=None, margin=None:
-                        np.where(np.isin(np.arange(len(colour)), free), to["colour"], colour))
 
-    def auto():
-        return step._auto_rounding(np.zeros((200, 1)), labels, nc, 2, graph=W200, prior_weight=0.01, anchored=True)[0]
+    def place(colour, res, free, graph, k, F, looks=None, margin=None):
+        out = colour.copy()
+        for node, c in moves.items():
+            out[res.group[node]] = c
+        return out
+    monkeypatch.setattr(anchored, "anchored_colours", place)
+    return step._auto_rounding(np.zeros((n, 1)), labels, nc, k, graph=_path([1.0] * (n - 1)),
+                               prior_weight=0.01, anchored=True)[0]
 
-    np.testing.assert_array_equal(auto(), labels)
-    nc = NC.from_pairs(200, must=[(0, 1), (150, 151)], cannot=[(2, 199)])  # the second must-link farther in
-    to["colour"] = 0  # the second group with node 2: node 199's segment is 24 nodes (12%)
-    out = auto()
-    assert (out == 1).sum() > 6 and not np.array_equal(out, labels)
+
+def test_a_placement_that_leaves_a_segment_none_of_its_two_must_links_is_not_taken(monkeypatch):
+    """Both free groups of segment 1 (must-links at 110-111 and 130-131, cannot-link 2-199)
+    placed with segment 0: segment 1 would be what surrounds the cannot-link's end (node
+    199), no blob by size (about 17% of the path) but none of the must-links drawn in it.
+    The colourings' labels stay; moving one of the two is taken, and so is moving a
+    segment's only free group."""
+    labels = np.r_[np.zeros(100, int), np.ones(100, int)]
+    nc = NC.from_pairs(200, must=[(0, 1), (110, 111), (130, 131)], cannot=[(2, 199)])
+    np.testing.assert_array_equal(_placed(monkeypatch, labels, nc, 2, {110: 0, 130: 0}), labels)
+    out = _placed(monkeypatch, labels, nc, 2, {110: 0})
+    assert out[110] == 0 and out[130] == 1 and not np.array_equal(out, labels)
+    # a segment that held one free group may lose it (122048, shuffled: the only must-link
+    # drawn, in the wrong segment before the placement)
+    nc = NC.from_pairs(200, must=[(0, 1), (130, 131)], cannot=[(2, 199)])
+    out = _placed(monkeypatch, labels, nc, 2, {130: 0})
+    assert out[130] == 0 and not np.array_equal(out, labels)
+
+
+def test_a_placement_that_leaves_a_cannot_link_to_a_blob_is_not_taken(monkeypatch):
+    """K = 3 on a path of 300 nodes; cannot-links between nodes 2, 150 and 297 (segments 0,
+    2, 1), no must-link in segment 2. With must-links at 145-146 (segment 0) and 154-155
+    (segment 1) beside node 150, moving the must-link at 290-291 to segment 0 gives the
+    walk's segment 2 five nodes (under 3%) holding no must-link: a cannot-link honoured by
+    a blob, which the colourings' labels (segment 2 a third of the path) do not have. The
+    labels stay; the same move with the first must-link far from node 150 (at 50-51) leaves
+    segment 2 large and is taken."""
+    cannot = [(2, 150), (2, 297), (150, 297)]
+
+    def case(near):
+        labels = np.r_[np.zeros(100, int), np.full(100, 2), np.ones(100, int)]
+        labels[[near, near + 1]] = 0
+        labels[[154, 155]] = 1
+        nc = NC.from_pairs(300, must=[(0, 1), (near, near + 1), (154, 155), (290, 291)], cannot=cannot)
+        return labels, _placed(monkeypatch, labels, nc, 3, {290: 0})
+
+    labels, out = case(145)
+    np.testing.assert_array_equal(out, labels)
+    labels, out = case(50)
+    assert out[290] == 0 and (out == 2).sum() > 9 and not np.array_equal(out, labels)
 
 
 def test_regions_first_strokes_in_one_call_give_the_regions_with_every_method():
