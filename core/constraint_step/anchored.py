@@ -116,7 +116,9 @@ def anchored_colours(colour: np.ndarray, res, free_groups: np.ndarray, graph, k:
     margin : float, optional
         A group moves from ``colour`` only where its best colour's score exceeds that of its
         colour in ``colour`` by more than ``margin`` per node of the group (None: it always
-        takes the best): the result on screen keeps a grouping the placement is not sure of.
+        takes the best): ``colour`` (the labels chosen so far, which at K >= 3 follow the
+        result on screen where it honours every stroke, unless the other colouring cut far
+        better) keeps a grouping the placement is not sure of.
     """
     looks = ANCHORED_LOOKS if looks is None else looks
     said = sorted({int(g) for pair in res.apart for g in pair if g >= 0})

@@ -261,8 +261,10 @@ def _anchored(labels: np.ndarray, res: Resolution, nc, k: int, graph, kw: dict) 
     person sees their strokes honoured and expects no regrouping), at K = 2 ``labels`` stay
     (placing there anyway cost e2cp 0.744 -> 0.719-0.738 and ssap 0.748 -> 0.725-0.738 final
     ARI); at K >= 3 a free group leaves its segment only where the placement's score of its
-    best colour beats that of its colour by more than
-    :data:`~core.constraint_step.params.ANCHORED_SCREEN_MARGIN` per node. No lock-in: with
+    best colour beats that of its colour in ``labels`` (the colouring chosen, which keeps the
+    screen's grouping unless the other one cut far better) by more than
+    :data:`~core.constraint_step.params.ANCHORED_SCREEN_MARGIN` per node; once one group
+    moves, the labels are the walk from every group, as below. No lock-in: with
     three or more segments the must-links drawn before the cannot-links are often grouped
     wrong on screen, and kept that way they left ssap's window 0.013 below one call. Placing
     always broke right screens (140075: 0.96 -> 0.18 at the second cannot-link); placing
@@ -272,14 +274,16 @@ def _anchored(labels: np.ndarray, res: Resolution, nc, k: int, graph, kw: dict) 
     session).
 
     ``labels`` also stay where no group moves, where a segment that held two or more free
-    groups would hold none (what is left of it is the surroundings of a cannot-link's end:
-    on 92059 the looks moved both must-links on a boat to the rocks, and the boat's segment
-    shrank to 3% of the image around the cannot-link's end; regions-first, all 200, e2cp /
-    ssap: K = 3 final 0.683 / 0.675 -> 0.691 / 0.674, one call 0.674 / 0.673 -> 0.679 /
-    0.670, blob cannot-links 0.3 / 0.3% -> 0 / 0.3%; K = 2 0.744 / 0.748 -> 0.747 / 0.750,
-    one call 0.711 / 0.720 -> 0.717 / 0.725; a segment's only free group may leave it, as
-    on 122048 in the shuffled order, the one must-link drawn before the cannot-link: 0.89
-    with the move, 0.12 without), and where the placement leaves a segment
+    groups would hold none and shrink to under half its share of the image (what is left of
+    it is the surroundings of a cannot-link's end: on 92059 the looks moved both must-links
+    on a boat to the rocks, and the boat's segment shrank from 15% to 3% of the image around
+    the cannot-link's end; regions-first, all 200, e2cp / ssap: K = 3 final 0.683 / 0.675 ->
+    0.690 / 0.674, blob cannot-links 0.3 / 0.3% -> 0 / 0.3%; ``bench/results/tuning.md``).
+    A segment's only free group may leave it (122048 in the shuffled order, the one
+    must-link drawn before the cannot-link: 0.89 with the move, 0.12 without), and so may
+    two or more where the segment keeps half its share: must-links the colourings put with
+    the wrong cannot-link end, whose own segment is then the region around that end. And
+    ``labels`` stay where the placement leaves a segment
     under :data:`UNREACHED_MIN_SHARE` of the image holding no free group (a cannot-link
     honoured by a blob around its end) that ``labels`` do not have (:func:`_blobs`). A small
     segment holding a free group stays: a region someone drew a must-link in (134052: a
@@ -307,14 +311,15 @@ def _anchored(labels: np.ndarray, res: Resolution, nc, k: int, graph, kw: dict) 
                            margin=margin)
     if new is None or np.array_equal(new, colour):
         return labels
-    held = np.bincount(colour[free], minlength=k)
-    if ((held >= 2) & (np.bincount(new[free], minlength=k) == 0)).any():
-        return labels  # a segment would keep none of the (two or more) must-links drawn in it
+    # segments that held two or more free groups and would hold none
+    emptied = (np.bincount(colour[free], minlength=k) >= 2) & (np.bincount(new[free], minlength=k) == 0)
     seeds = _seed_nodes(nc, res)
     user = seeds[res.group[seeds] >= 0]
     out = edit_texture_walk(nc, graph, user, new[res.group[user]], np.zeros((len(labels), k)),
                             np.full(k, float(kw["prior_weight"])), kw.get("texture"), kw.get("texture_weight", 0.0))
     sizes = _node_sizes(kw.get("appearance"), len(labels))
+    if (_shares(out, k, sizes)[emptied] < 0.5 * _shares(labels, k, sizes)[emptied]).any():
+        return labels  # ... and shrink to under half: what is left surrounds a cannot-link's end
     if not _blobs(out, new[free], k, sizes) <= _blobs(labels, colour[free], k, sizes):
         return labels
     return out

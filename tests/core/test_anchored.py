@@ -97,19 +97,45 @@ def _nc3():
     return NC.from_pairs(18, must=[(0, 1), (7, 8), (16, 17)], cannot=[(3, 9), (9, 14), (3, 14)])
 
 
+def _scores(members, colour_of_anchor, F, looks=6.0):
+    """The module docstring's score of a group (``members``) for each colour, computed here
+    from its definition: the walk's log-probabilities from the anchors (nodes 3, 9, 14 of
+    the three-region path) minus ``looks`` times the looks' distance to them."""
+    anchors = np.array([3, 9, 14])
+    P = anchored.harmonic(W3, anchors, colour_of_anchor, 3)
+    score = np.log(np.maximum(P, 1e-9))[members].sum(0)
+    for c in range(3):
+        ex = F[anchors[colour_of_anchor == c]]
+        score[c] -= looks * (((F[members][:, None, :] - ex[None]) ** 2).sum(-1).min(1) / F.shape[1]).sum()
+    return score
+
+
 def test_the_margin_keeps_a_colour_the_placement_is_not_sure_of():
-    """``margin`` per node of the group: the red must-link's best colour beats the screen's
-    by the walk's log-probabilities and the looks; a margin below that moves it, one above
-    keeps the screen's colour."""
+    """``margin`` per node of the group, against the group's own colour (not the runner-up):
+    the red must-link (nodes 0, 1) moves from its colour to red just below the per-node gap
+    between the two scores and stays just above it; coloured with the colour it scores
+    worst in (green, the third region being purple), a margin between the runner-up's gap
+    and its own colour's still moves it."""
     res = resolve(_nc3())
-    colour = anchored.group_colours(WRONG3, res, res.n_groups)
     free = step._free_must_link_groups(_nc3(), res)
-    F = anchored.surroundings(W3, (COLOURS3, np.ones(18)), None)
-    g = res.group[0]
-    assert colour[g] == 1
-    assert anchored.anchored_colours(colour, res, free, W3, 3, F)[g] == 0
-    assert anchored.anchored_colours(colour, res, free, W3, 3, F, margin=0.5)[g] == 0
-    assert anchored.anchored_colours(colour, res, free, W3, 3, F, margin=1e6)[g] == 1
+    purple = np.r_[np.tile([0.9, 0.1, 0.1], (6, 1)), np.tile([0.1, 0.9, 0.1], (6, 1)), np.tile([0.6, 0.1, 0.6], (6, 1))]
+    F = anchored.surroundings(W3, (purple, np.ones(18)), None)  # the third region nearer red in looks
+    g, members = res.group[0], np.array([0, 1])
+    checked = 0
+    for wrong in (WRONG3, np.where(np.arange(18) < 2, 2, RIGHT3)):  # red must-link in green, in purple
+        colour = anchored.group_colours(wrong, res, res.n_groups)
+        score = _scores(members, colour[res.group[[3, 9, 14]]], F)
+        assert np.argmax(score) == 0 and colour[g] != 0
+        gap = (score[0] - score[colour[g]]) / len(members)
+        assert anchored.anchored_colours(colour, res, free, W3, 3, F)[g] == 0
+        assert anchored.anchored_colours(colour, res, free, W3, 3, F, margin=0.99 * gap)[g] == 0
+        assert anchored.anchored_colours(colour, res, free, W3, 3, F, margin=1.01 * gap)[g] == colour[g]
+        runner_up = (score[0] - np.sort(score)[-2]) / len(members)
+        if runner_up < 0.9 * gap:  # its own colour is not the runner-up
+            between = 0.5 * (runner_up + gap)
+            assert anchored.anchored_colours(colour, res, free, W3, 3, F, margin=between)[g] == 0
+            checked += 1
+    assert checked == 1  # in green, its worst colour: purple is the runner-up
 
 
 def test_at_three_segments_a_screen_that_honours_every_stroke_gives_way_where_the_placement_is_sure(monkeypatch):
@@ -151,9 +177,9 @@ def _placed(monkeypatch, labels, nc, k, moves):
 def test_a_placement_that_leaves_a_segment_none_of_its_two_must_links_is_not_taken(monkeypatch):
     """Both free groups of segment 1 (must-links at 110-111 and 130-131, cannot-link 2-199)
     placed with segment 0: segment 1 would be what surrounds the cannot-link's end (node
-    199), no blob by size (about 17% of the path) but none of the must-links drawn in it.
-    The colourings' labels stay; moving one of the two is taken, and so is moving a
-    segment's only free group."""
+    199), no blob by size (about 17% of the path, from 50%) but none of the must-links drawn
+    in it. The colourings' labels stay; moving one of the two is taken, so is moving a
+    segment's only free group, and so is emptying a segment that keeps half its share."""
     labels = np.r_[np.zeros(100, int), np.ones(100, int)]
     nc = NC.from_pairs(200, must=[(0, 1), (110, 111), (130, 131)], cannot=[(2, 199)])
     np.testing.assert_array_equal(_placed(monkeypatch, labels, nc, 2, {110: 0, 130: 0}), labels)
@@ -164,16 +190,25 @@ def test_a_placement_that_leaves_a_segment_none_of_its_two_must_links_is_not_tak
     nc = NC.from_pairs(200, must=[(0, 1), (130, 131)], cannot=[(2, 199)])
     out = _placed(monkeypatch, labels, nc, 2, {130: 0})
     assert out[130] == 0 and not np.array_equal(out, labels)
+    # two must-links the colourings put in the wrong segment (60-69 with the far end, 30% of
+    # the path): moved, that segment keeps 33% of the path around its cannot-link's end, more
+    # than half its share: a region of its own, and the move is taken
+    wrong = labels.copy()
+    wrong[60:70] = 1
+    wrong[100:150] = 0
+    nc = NC.from_pairs(200, must=[(60, 61), (65, 66)], cannot=[(2, 199)])
+    out = _placed(monkeypatch, wrong, nc, 2, {60: 0, 65: 0})
+    assert (out[:100] == 0).all() and (out[-50:] == 1).all()
 
 
 def test_a_placement_that_leaves_a_cannot_link_to_a_blob_is_not_taken(monkeypatch):
     """K = 3 on a path of 300 nodes; cannot-links between nodes 2, 150 and 297 (segments 0,
     2, 1), no must-link in segment 2. With must-links at 145-146 (segment 0) and 154-155
     (segment 1) beside node 150, moving the must-link at 290-291 to segment 0 gives the
-    walk's segment 2 five nodes (under 3%) holding no must-link: a cannot-link honoured by
+    walk's segment 2 three nodes (under 3%) holding no must-link: a cannot-link honoured by
     a blob, which the colourings' labels (segment 2 a third of the path) do not have. The
     labels stay; the same move with the first must-link far from node 150 (at 50-51) leaves
-    segment 2 large and is taken."""
+    segment 2 large and is taken. At K = 2 the same with a segment's only must-link."""
     cannot = [(2, 150), (2, 297), (150, 297)]
 
     def case(near):
@@ -187,6 +222,10 @@ def test_a_placement_that_leaves_a_cannot_link_to_a_blob_is_not_taken(monkeypatc
     np.testing.assert_array_equal(out, labels)
     labels, out = case(50)
     assert out[290] == 0 and (out == 2).sum() > 9 and not np.array_equal(out, labels)
+    # K = 2: segment 1's one free group (190-191) moved to segment 0 leaves node 199 alone
+    labels = np.r_[np.zeros(100, int), np.ones(100, int)]
+    nc = NC.from_pairs(200, must=[(0, 1), (190, 191)], cannot=[(2, 199)])
+    np.testing.assert_array_equal(_placed(monkeypatch, labels, nc, 2, {190: 0}), labels)
 
 
 def test_regions_first_strokes_in_one_call_give_the_regions_with_every_method():
