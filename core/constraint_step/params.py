@@ -120,3 +120,6 @@ ANCHORED_LOOKS = 6.0  # lambda of core.constraint_step.anchored: the looks again
 # the colour a result on screen that honours every stroke gave a free group, to move it there
 # (bench/results/tuning.md, 2026-11-30, thirtieth session)
 ANCHORED_SCREEN_MARGIN = 0.5
+# a placement that leaves a segment none of the two or more free groups it held is refused where
+# the segment keeps less than this of its share of the image (bench/results/tuning.md, 2026-11-30)
+ANCHORED_EMPTIED_KEEP = 0.5

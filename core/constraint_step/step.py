@@ -7,8 +7,8 @@ import numpy as np
 
 from ..constraints import Kind
 from .ncut import labels_ncut, _ncut_rounding
-from .params import (ANCHORED_SCREEN_MARGIN, COLOURING_TIE_WEIGHT, NCUT_TIE_WEIGHT, SCREEN_GROUPING_MARGIN,
-                     SINGLE_VECTOR_SPACING, UNREACHED_MIN_SHARE)
+from .params import (ANCHORED_EMPTIED_KEEP, ANCHORED_SCREEN_MARGIN, COLOURING_TIE_WEIGHT, NCUT_TIE_WEIGHT,
+                     SCREEN_GROUPING_MARGIN, SINGLE_VECTOR_SPACING, UNREACHED_MIN_SHARE)
 from .potts import _best_colouring, edit_conductance
 from .resolve import Resolution, resolve, _seed_nodes
 from .texture import edit_texture_walk
@@ -274,7 +274,8 @@ def _anchored(labels: np.ndarray, res: Resolution, nc, k: int, graph, kw: dict) 
     session).
 
     ``labels`` also stay where no group moves, where a segment that held two or more free
-    groups would hold none and shrink to under half its share of the image (what is left of
+    groups would hold none and shrink to under half its share of the image
+    (:data:`~core.constraint_step.params.ANCHORED_EMPTIED_KEEP`; what is left of
     it is the surroundings of a cannot-link's end: on 92059 the looks moved both must-links
     on a boat to the rocks, and the boat's segment shrank from 15% to 3% of the image around
     the cannot-link's end; regions-first, all 200, e2cp / ssap: K = 3 final 0.683 / 0.675 ->
@@ -318,7 +319,7 @@ def _anchored(labels: np.ndarray, res: Resolution, nc, k: int, graph, kw: dict) 
     out = edit_texture_walk(nc, graph, user, new[res.group[user]], np.zeros((len(labels), k)),
                             np.full(k, float(kw["prior_weight"])), kw.get("texture"), kw.get("texture_weight", 0.0))
     sizes = _node_sizes(kw.get("appearance"), len(labels))
-    if (_shares(out, k, sizes)[emptied] < 0.5 * _shares(labels, k, sizes)[emptied]).any():
+    if (_shares(out, k, sizes)[emptied] < ANCHORED_EMPTIED_KEEP * _shares(labels, k, sizes)[emptied]).any():
         return labels  # ... and shrink to under half: what is left surrounds a cannot-link's end
     if not _blobs(out, new[free], k, sizes) <= _blobs(labels, colour[free], k, sizes):
         return labels
