@@ -12,7 +12,8 @@ judge between them, prefers wrong groupings as often as right ones
 Once the cannot-linked groups hold every one of the K colours, they are the segments'
 exemplars, and each free group is given the colour whose exemplars it is closest to:
 
-``score(g, c) = sum_{i in g} log P_ic  -  lambda * sum_{i in g} min_{a in A_c} ||F_i - F_a||^2 / f``
+``score(g, c) = sum_{i in g} log P_ic  -  lambda * sum_{i in g} min_{a in A_c} ||F_i - F_a||^2 / f
+-  nu * sum_{i in g} ||e_{l_i} - m_c||^2 / s``
 
 * ``P`` -- a harmonic walk on the boundary graph from the cannot-linked groups' nodes
   ``A_c`` (Grady, 2006): how readily a random walker from node ``i`` reaches colour ``c``'s
@@ -20,7 +21,18 @@ exemplars, and each free group is given the colour whose exemplars it is closest
 * ``F`` -- each node's colour (standardised) and texture (the constraint step's
   multiscale features, :mod:`.texture`), averaged over the node and its graph neighbours
   (``f`` features): what the surroundings of a stroke end look like;
-* ``lambda`` -- :data:`~core.constraint_step.params.ANCHORED_LOOKS`.
+* ``lambda`` -- :data:`~core.constraint_step.params.ANCHORED_LOOKS`;
+* ``l`` -- the method's own labels, as the constraint step reads them (``labels0`` of
+  :func:`~core.constraint_step.step.constrained_labels`: the method's own result, its
+  paper's rounding, computed with the strokes it was given; its result without strokes where
+  :func:`~core.constraint_step.stage.unreached_source` says so), ``e_l`` the one-hot vector
+  of label ``l``, ``m_c`` the mean of those vectors over colour ``c``'s exemplar nodes (which
+  of the method's segments hold them) and ``s`` the mean squared spacing of the ``m_c``
+  (:func:`own_label_distances`; with exemplars each wholly in one segment of their own, 1
+  per node the method puts elsewhere, 0 per node it puts with them): where the method puts
+  the group, so that the method decides what the strokes do not, and two methods that read
+  the image differently place a free must-link differently;
+* ``nu`` -- :data:`~core.constraint_step.params.ANCHORED_METHOD`.
 
 Measured per must-link (1200 of them, regions-first strokes on the 200 Berkeley training
 images, K = 3, one call, e2cp): the walk alone puts 78% in their region's segment, the looks
@@ -28,7 +40,13 @@ alone 74%, the score at ``lambda`` = 3 87% (the two colourings' choice 79%); eve
 an image right on 50% of the images against 40%. In the window (the same user), final ARI
 0.666 -> 0.680 / 0.682 / 0.684 / 0.686 / 0.678 at ``lambda`` 1.5 / 3 / 6 / 12 / 30, 0.653 with the
 walk alone, before a review made the blob rule compare segment by segment and the walk's
-system never singular (then 0.682 at 6; ``bench/results/tuning.md``, 2026-11-30). The groups that a cannot-link
+system never singular (then 0.682 at 6; ``bench/results/tuning.md``, 2026-11-30). The
+method's term (``nu`` = 1; all 200, six methods, before -> after, mean over the methods):
+one call K = 2 0.720 -> 0.727, K = 3 0.678 -> 0.684; order dependence 0.063 -> 0.057 and
+0.022 -> 0.020; final ARI in the window 0.744 -> 0.744 and 0.686 -> 0.687; ``nu`` = 2 and
+the method's embedding in place of its labels were worse for some methods (ssap's
+embedding is not what it clusters; ``bench/results/tuning.md``, 2026-11-30, thirty-first
+session). The groups that a cannot-link
 keeps apart, and the colours the chosen colouring gave them, are not changed; the labels are
 the walk from every group's nodes with its colour (every colour is reached: no prior).
 """
@@ -38,7 +56,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .params import ANCHORED_LOOKS
+from .params import ANCHORED_LOOKS, ANCHORED_METHOD
 
 
 def group_colours(labels: np.ndarray, res, n_groups: int) -> np.ndarray:
@@ -77,6 +95,22 @@ def harmonic(graph, seeds: np.ndarray, seed_colours: np.ndarray, k: int) -> np.n
     return P
 
 
+def own_label_distances(own: np.ndarray, nodes: np.ndarray, node_colour: np.ndarray, k: int) -> np.ndarray | None:
+    """``D``: per node and colour, ``||e_{l_i} - m_c||^2 / s`` of the module docstring (the
+    method's labels ``own`` as one-hot vectors, ``m_c`` their mean over colour ``c``'s
+    exemplar nodes ``nodes``, coloured ``node_colour``), shape (n, k); None where the ``m_c``
+    coincide (the method's labels do not tell the exemplars apart)."""
+    from scipy.spatial.distance import pdist
+
+    own = np.asarray(own, np.int64)
+    E = np.eye(max(k, int(own.max(initial=0)) + 1))[np.maximum(own, 0)]
+    mu = np.stack([E[nodes[node_colour == c]].mean(0) for c in range(k)])
+    spacing = float(np.mean(pdist(mu, "sqeuclidean")))
+    if not spacing > 1e-12:
+        return None
+    return ((E[:, None, :] - mu[None, :, :]) ** 2).sum(-1) / spacing
+
+
 def surroundings(graph, appearance, texture) -> np.ndarray | None:
     """``F``: each node's standardised colour and texture, averaged over the node and its
     graph neighbours, shape (n, f); None without either."""
@@ -96,7 +130,8 @@ def surroundings(graph, appearance, texture) -> np.ndarray | None:
 
 def anchored_colours(colour: np.ndarray, res, free_groups: np.ndarray, graph, k: int,
                      F: np.ndarray | None, looks: float | None = None,
-                     margin: float | None = None) -> np.ndarray | None:
+                     margin: float | None = None, own: np.ndarray | None = None,
+                     method: float | None = None) -> np.ndarray | None:
     """``colour`` (per group) with each group of ``free_groups`` recoloured by the score of
     the module docstring; None where the cannot-linked groups do not hold all ``k`` colours.
 
@@ -119,8 +154,13 @@ def anchored_colours(colour: np.ndarray, res, free_groups: np.ndarray, graph, k:
         takes the best): ``colour`` (the labels chosen so far, which at K >= 3 follow the
         result on screen where it honours every stroke, unless the other colouring cut far
         better) keeps a grouping the placement is not sure of.
+    own : ndarray, shape (n,), int, optional
+        ``l``: the method's own labels (None: no method term).
+    method : float, optional
+        ``nu`` (None: :data:`ANCHORED_METHOD`).
     """
     looks = ANCHORED_LOOKS if looks is None else looks
+    method = ANCHORED_METHOD if method is None else method
     said = sorted({int(g) for pair in res.apart for g in pair if g >= 0})
     if not said or not len(free_groups) or len({int(colour[g]) for g in said}) < k:
         return None
@@ -130,9 +170,12 @@ def anchored_colours(colour: np.ndarray, res, free_groups: np.ndarray, graph, k:
     P = harmonic(graph, nodes, node_colour, k)
     logP = np.log(np.maximum(P, 1e-9))
     out = colour.copy()
+    D = None if own is None or not method > 0 else own_label_distances(own, nodes, node_colour, k)
     for g in free_groups.tolist():
         members = np.flatnonzero(res.group == g)
         score = logP[members].sum(0)
+        if D is not None:
+            score -= method * D[members].sum(0)
         if F is not None and looks > 0:
             for c in range(k):
                 ex = F[nodes[node_colour == c]]

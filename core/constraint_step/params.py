@@ -116,10 +116,14 @@ LOOK_BINS = 12  # colours of the codebook a territory's histogram counts
 
 UNREACHED_MIN_SHARE = 0.03  # 'auto': an unstroked segment smaller than this (no cannot-link yet) is a collapse
 ANCHORED_LOOKS = 6.0  # lambda of core.constraint_step.anchored: the looks against the walk's log-probabilities
+# nu of core.constraint_step.anchored: the method's own labels (per node of a free group, 1 where
+# the method puts it away from a colour's cannot-linked groups) against the walk's log-probabilities
+# (bench/results/tuning.md, 2026-11-30, thirty-first session)
+ANCHORED_METHOD = 1.0
 # at K >= 3, how much better (score per node of the group) the placement's colour must be than
 # the colour a result on screen that honours every stroke gave a free group, to move it there
-# (bench/results/tuning.md, 2026-11-30, thirtieth session)
-ANCHORED_SCREEN_MARGIN = 0.5
+# (bench/results/tuning.md, 2026-11-30, thirtieth session: 0.5; thirty-first, with ANCHORED_METHOD: 0.25)
+ANCHORED_SCREEN_MARGIN = 0.25
 # a placement that leaves a segment none of the two or more free groups it held is refused where
 # the segment keeps less than this of its share of the image (bench/results/tuning.md, 2026-11-30)
 ANCHORED_EMPTIED_KEEP = 0.5

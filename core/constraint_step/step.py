@@ -248,14 +248,16 @@ def _auto_rounding(embedding, labels0, nc, n_clusters: int, graph=None, anchored
     labels, res = _auto_choice(embedding, labels0, nc, n_clusters, graph=graph, **kw)
     if not anchored or graph is None or not kw.get("prior_weight", 0) > 0 or not res.apart:
         return labels, res
-    return _anchored(labels, res, nc, n_clusters, graph, kw), res
+    return _anchored(labels, res, nc, n_clusters, graph, kw, labels0), res
 
 
-def _anchored(labels: np.ndarray, res: Resolution, nc, k: int, graph, kw: dict) -> np.ndarray:
+def _anchored(labels: np.ndarray, res: Resolution, nc, k: int, graph, kw: dict,
+              own: np.ndarray | None = None) -> np.ndarray:
     """``labels`` with the must-link groups no cannot-link touches placed by the cannot-linked
-    ones (:func:`~core.constraint_step.anchored.anchored_colours`: a walk from them and what
-    the groups' surroundings look like), once those hold all ``k`` colours; the labels the
-    walk from every group with its colour gives (every colour reached: no prior).
+    ones (:func:`~core.constraint_step.anchored.anchored_colours`: a walk from them, what
+    the groups' surroundings look like and where the method's own labels ``own`` put them),
+    once those hold all ``k`` colours; the labels the walk from every group with its colour
+    gives (every colour reached: no prior).
 
     Where the result on screen already honours every stroke (:func:`screen_grouping`: a
     person sees their strokes honoured and expects no regrouping), at K = 2 ``labels`` stay
@@ -271,7 +273,9 @@ def _anchored(labels: np.ndarray, res: Resolution, nc, k: int, graph, kw: dict) 
     where sure (margin 0.5, regions-first, all 200, K = 3) gave final ARI 0.660-0.682 ->
     0.675-0.684 for the six methods, order dependence 0.057-0.076 -> 0.013-0.024, harmful
     strokes 9.3-12.5% -> 10.1-12.6% (``bench/results/tuning.md``, 2026-11-30, thirtieth
-    session).
+    session). With the method's own labels in the placement's score (thirty-first session)
+    the margin is 0.25: order dependence 0.014-0.024 -> 0.010-0.016 for the six methods,
+    final ARI within 0.002, harmful strokes the same.
 
     ``labels`` also stay where no group moves, where a segment that held two or more free
     groups would hold none and shrink to under half its share of the image
@@ -309,7 +313,7 @@ def _anchored(labels: np.ndarray, res: Resolution, nc, k: int, graph, kw: dict) 
         return labels
     colour = group_colours(labels, res, res.n_groups)
     new = anchored_colours(colour, res, free, graph, k, surroundings(graph, kw.get("appearance"), kw.get("texture")),
-                           margin=margin)
+                           margin=margin, own=own)
     if new is None or np.array_equal(new, colour):
         return labels
     # segments that held two or more free groups and would hold none

@@ -93,6 +93,59 @@ RIGHT3 = np.repeat([0, 1, 2], 6)
 WRONG3 = np.r_[1, 1, np.zeros(4, int), np.ones(6, int), np.full(6, 2)]
 
 
+def test_the_methods_own_labels_place_a_group_the_walk_and_looks_leave_undecided():
+    """The score's method term (``nu``, module docstring): on a uniform path the must-link
+    at nodes 5-6 lies as near the centre at node 2 as the one at 9 (the walk's
+    log-probabilities tie) and looks like both; the method's own labels decide, so two
+    methods that read the image differently place it differently. Segment numbers aside:
+    the same labels numbered otherwise score the same."""
+    U = _path([1.0] * 11)
+    nc = NC.from_pairs(12, must=[(5, 6)], cannot=[(2, 9)])
+    res = resolve(nc)
+    free = step._free_must_link_groups(nc, res)
+    colour = anchored.group_colours(RIGHT, res, res.n_groups)
+    g = res.group[5]
+    P = np.log(anchored.harmonic(U, np.array([2, 9]), np.array([0, 1]), 2))
+    np.testing.assert_allclose(P[[5, 6]].sum(0)[0], P[[5, 6]].sum(0)[1])  # the walk ties
+    F = anchored.surroundings(U, (np.full((12, 3), 0.5), np.ones(12)), None)
+    left = np.r_[np.zeros(7, int), np.ones(5, int)]  # this method puts nodes 0-6 with the centre at 2
+    right = np.r_[np.zeros(5, int), np.ones(7, int)]  # this one puts nodes 5-11 with the centre at 9
+    for colour0 in (0, 1):
+        colour[g] = colour0
+        assert anchored.anchored_colours(colour, res, free, U, 2, F, own=left)[g] == 0
+        assert anchored.anchored_colours(colour, res, free, U, 2, F, own=right)[g] == 1
+        assert anchored.anchored_colours(colour, res, free, U, 2, F, own=1 - right)[g] == 1
+    D = anchored.own_label_distances(right, np.array([2, 9]), np.array([0, 1]), 2)
+    np.testing.assert_allclose(D[[2, 5, 6, 9]], [[0, 1], [1, 0], [1, 0], [1, 0]])  # 1 per node put elsewhere
+    # exemplars half in each of the method's segments: half a node's worth either way
+    half = anchored.own_label_distances(right, np.array([2, 9, 3, 10]), np.array([0, 0, 1, 1]), 2)
+    assert half is None  # both colours' exemplars spread alike over the method's segments: it says nothing
+    three = anchored.own_label_distances(np.r_[np.zeros(4, int), np.ones(4, int), np.full(4, 2)],
+                                         np.array([0, 5, 9]), np.array([0, 1, 2]), 3)
+    np.testing.assert_allclose(three[[1, 6, 10]], [[0, 1, 1], [1, 0, 1], [1, 1, 0]])
+    # through _auto_rounding: both colourings put the group with the centre at 9; the method's
+    # labels (``labels0``) move it to 2's segment
+    for own, want in ((left, 0), (right, 1)):
+        assert _undecided(own)[5] == want
+
+
+def _undecided(own):
+    """``_auto_rounding`` on the uniform path of the test above, both colourings putting the
+    must-link 5-6 with the centre at 9, the method's labels ``own``."""
+    import pytest
+
+    U = _path([1.0] * 11)
+    nc = NC.from_pairs(12, must=[(5, 6)], cannot=[(2, 9)])
+    given = np.r_[np.zeros(5, int), np.ones(7, int)]
+    mp = pytest.MonkeyPatch()
+    try:
+        mp.setattr(step, "constrained_labels", lambda emb, lab0, nc, k, colouring, **kw: (given.copy(), resolve(nc)))
+        return step._auto_rounding(np.zeros((12, 1)), own, nc, 2, graph=U, prior_weight=0.01, anchored=True,
+                                   appearance=(np.full((12, 3), 0.5), np.ones(12)))[0]
+    finally:
+        mp.undo()
+
+
 def _nc3():
     return NC.from_pairs(18, must=[(0, 1), (7, 8), (16, 17)], cannot=[(3, 9), (9, 14), (3, 14)])
 
@@ -164,7 +217,7 @@ def _placed(monkeypatch, labels, nc, k, moves):
     monkeypatch.setattr(step, "constrained_labels",
                         lambda emb, lab0, nc, k, colouring, **kw: (labels.copy(), resolve(nc)))
 
-    def place(colour, res, free, graph, k, F, looks=None, margin=None):
+    def place(colour, res, free, graph, k, F, looks=None, margin=None, own=None, method=None):
         out = colour.copy()
         for node, c in moves.items():
             out[res.group[node]] = c
