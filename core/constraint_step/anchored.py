@@ -26,10 +26,11 @@ exemplars, and each free group is given the colour whose exemplars it is closest
   :func:`~core.constraint_step.step.constrained_labels`: the method's own result, its
   paper's rounding, computed with the strokes it was given; its result without strokes where
   :func:`~core.constraint_step.stage.unreached_source` says so), ``e_l`` the one-hot vector
-  of label ``l``, ``m_c`` the mean of those vectors over colour ``c``'s exemplar nodes (which
-  of the method's segments hold them) and ``s`` the mean squared spacing of the ``m_c``
-  (:func:`own_label_distances`; with exemplars each wholly in one segment of their own, 1
-  per node the method puts elsewhere, 0 per node it puts with them): where the method puts
+  of label ``l``, ``m_c`` the mean of those vectors over colour ``c``'s exemplar nodes
+  (which of the method's segments hold them) and ``s`` the mean squared distance between
+  the ``m_c``, at least 1 (:func:`own_label_distances`: with exemplars each wholly in a
+  segment of their own, 1 per node the method puts elsewhere and 0 per node it puts with
+  them; less where the method's labels mix the exemplars): where the method puts
   the group, so that the method decides what the strokes do not, and two methods that read
   the image differently place a free must-link differently;
 * ``nu`` -- :data:`~core.constraint_step.params.ANCHORED_METHOD`.
@@ -42,7 +43,7 @@ an image right on 50% of the images against 40%. In the window (the same user), 
 walk alone, before a review made the blob rule compare segment by segment and the walk's
 system never singular (then 0.682 at 6; ``bench/results/tuning.md``, 2026-11-30). The
 method's term (``nu`` = 1; all 200, six methods, before -> after, mean over the methods):
-one call K = 2 0.720 -> 0.727, K = 3 0.678 -> 0.684; order dependence 0.063 -> 0.057 and
+one call K = 2 0.720 -> 0.727, K = 3 0.677 -> 0.684; order dependence 0.063 -> 0.057 and
 0.022 -> 0.020; final ARI in the window 0.744 -> 0.744 and 0.686 -> 0.687; ``nu`` = 2 and
 the method's embedding in place of its labels were worse for some methods (ssap's
 embedding is not what it clusters; ``bench/results/tuning.md``, 2026-11-30, thirty-first
@@ -95,20 +96,31 @@ def harmonic(graph, seeds: np.ndarray, seed_colours: np.ndarray, k: int) -> np.n
     return P
 
 
-def own_label_distances(own: np.ndarray, nodes: np.ndarray, node_colour: np.ndarray, k: int) -> np.ndarray | None:
+def own_label_distances(own: np.ndarray, nodes: np.ndarray, node_colour: np.ndarray, k: int) -> np.ndarray:
     """``D``: per node and colour, ``||e_{l_i} - m_c||^2 / s`` of the module docstring (the
     method's labels ``own`` as one-hot vectors, ``m_c`` their mean over colour ``c``'s
-    exemplar nodes ``nodes``, coloured ``node_colour``), shape (n, k); None where the ``m_c``
-    coincide (the method's labels do not tell the exemplars apart)."""
+    exemplar nodes ``nodes``, coloured ``node_colour``; ``s`` the mean squared distance
+    between the ``m_c``, at least 1), shape (n, k).
+
+    With exemplars each wholly in a segment of their own, ``s`` = 2 (the squared distance
+    between two one-hot vectors): 1 per node the method puts elsewhere, 0 per node it puts
+    with them; at K >= 3 where two colours' exemplars share one of the method's segments,
+    ``s`` = 4/3 and the colour the method sets apart weighs 1.5 per node. The floor keeps
+    weak evidence weak: where the method's labels barely tell the exemplars apart (block or
+    brush groups of many nodes, split alike over its segments), the ``m_c`` lie close, and
+    dividing by their small spacing would make a node's term grow without bound; with the
+    floor two colours' terms differ by at most ``4 ||m_c - m_c'||`` per node, and not at all
+    where the ``m_c`` coincide. A node without a label (``own`` < 0) says nothing: its row is
+    0. Every colour needs an exemplar.
+    """
     from scipy.spatial.distance import pdist
 
     own = np.asarray(own, np.int64)
     E = np.eye(max(k, int(own.max(initial=0)) + 1))[np.maximum(own, 0)]
     mu = np.stack([E[nodes[node_colour == c]].mean(0) for c in range(k)])
-    spacing = float(np.mean(pdist(mu, "sqeuclidean")))
-    if not spacing > 1e-12:
-        return None
-    return ((E[:, None, :] - mu[None, :, :]) ** 2).sum(-1) / spacing
+    D = ((E[:, None, :] - mu[None, :, :]) ** 2).sum(-1) / max(float(np.mean(pdist(mu, "sqeuclidean"))), 1.0)
+    D[own < 0] = 0.0
+    return D
 
 
 def surroundings(graph, appearance, texture) -> np.ndarray | None:

@@ -93,7 +93,7 @@ RIGHT3 = np.repeat([0, 1, 2], 6)
 WRONG3 = np.r_[1, 1, np.zeros(4, int), np.ones(6, int), np.full(6, 2)]
 
 
-def test_the_methods_own_labels_place_a_group_the_walk_and_looks_leave_undecided():
+def test_the_methods_own_labels_place_a_group_the_walk_and_looks_leave_undecided(monkeypatch):
     """The score's method term (``nu``, module docstring): on a uniform path the must-link
     at nodes 5-6 lies as near the centre at node 2 as the one at 9 (the walk's
     log-probabilities tie) and looks like both; the method's own labels decide, so two
@@ -105,7 +105,7 @@ def test_the_methods_own_labels_place_a_group_the_walk_and_looks_leave_undecided
     free = step._free_must_link_groups(nc, res)
     colour = anchored.group_colours(RIGHT, res, res.n_groups)
     g = res.group[5]
-    P = np.log(anchored.harmonic(U, np.array([2, 9]), np.array([0, 1]), 2))
+    P = np.log(np.maximum(anchored.harmonic(U, np.array([2, 9]), np.array([0, 1]), 2), 1e-9))
     np.testing.assert_allclose(P[[5, 6]].sum(0)[0], P[[5, 6]].sum(0)[1])  # the walk ties
     F = anchored.surroundings(U, (np.full((12, 3), 0.5), np.ones(12)), None)
     left = np.r_[np.zeros(7, int), np.ones(5, int)]  # this method puts nodes 0-6 with the centre at 2
@@ -117,33 +117,34 @@ def test_the_methods_own_labels_place_a_group_the_walk_and_looks_leave_undecided
         assert anchored.anchored_colours(colour, res, free, U, 2, F, own=1 - right)[g] == 1
     D = anchored.own_label_distances(right, np.array([2, 9]), np.array([0, 1]), 2)
     np.testing.assert_allclose(D[[2, 5, 6, 9]], [[0, 1], [1, 0], [1, 0], [1, 0]])  # 1 per node put elsewhere
-    # exemplars half in each of the method's segments: half a node's worth either way
-    half = anchored.own_label_distances(right, np.array([2, 9, 3, 10]), np.array([0, 0, 1, 1]), 2)
-    assert half is None  # both colours' exemplars spread alike over the method's segments: it says nothing
+    # exemplars the method's labels mix: colour 0's two in segment 0, colour 1's one in each;
+    # their means lie 1/2 apart (squared), and the spacing's floor of 1 keeps that weak
+    # evidence weak (divided by 1/2 it would count double)
+    mixed = anchored.own_label_distances(right, np.array([2, 3, 4, 9]), np.array([0, 0, 1, 1]), 2)
+    np.testing.assert_allclose(mixed[[0, 11]], [[0.0, 0.5], [2.0, 0.5]])
+    # many exemplar nodes split almost alike (a block of 50 against one of 50, 26 / 24 and
+    # 24 / 26 of them in the method's two segments): the term differs by little between colours
+    own = np.r_[np.zeros(26, int), np.ones(24, int), np.zeros(24, int), np.ones(26, int)]
+    weak = anchored.own_label_distances(own, np.arange(100), np.repeat([0, 1], 50), 2)
+    assert np.abs(weak[:, 0] - weak[:, 1]).max() <= 4 * np.sqrt(2 * 0.04 ** 2) + 1e-12
+    # spread alike over the method's segments: no colour is nearer
+    alike = anchored.own_label_distances(right, np.array([2, 9, 3, 10]), np.array([0, 0, 1, 1]), 2)
+    np.testing.assert_allclose(alike[:, 0], alike[:, 1])
+    # a node the method left without a label says nothing
+    unlabelled = anchored.own_label_distances(np.r_[-1, right[1:]], np.array([2, 9]), np.array([0, 1]), 2)
+    np.testing.assert_allclose(unlabelled[0], [0.0, 0.0])
     three = anchored.own_label_distances(np.r_[np.zeros(4, int), np.ones(4, int), np.full(4, 2)],
                                          np.array([0, 5, 9]), np.array([0, 1, 2]), 3)
     np.testing.assert_allclose(three[[1, 6, 10]], [[0, 1, 1], [1, 0, 1], [1, 1, 0]])
     # through _auto_rounding: both colourings put the group with the centre at 9; the method's
     # labels (``labels0``) move it to 2's segment
-    for own, want in ((left, 0), (right, 1)):
-        assert _undecided(own)[5] == want
-
-
-def _undecided(own):
-    """``_auto_rounding`` on the uniform path of the test above, both colourings putting the
-    must-link 5-6 with the centre at 9, the method's labels ``own``."""
-    import pytest
-
-    U = _path([1.0] * 11)
-    nc = NC.from_pairs(12, must=[(5, 6)], cannot=[(2, 9)])
     given = np.r_[np.zeros(5, int), np.ones(7, int)]
-    mp = pytest.MonkeyPatch()
-    try:
-        mp.setattr(step, "constrained_labels", lambda emb, lab0, nc, k, colouring, **kw: (given.copy(), resolve(nc)))
-        return step._auto_rounding(np.zeros((12, 1)), own, nc, 2, graph=U, prior_weight=0.01, anchored=True,
-                                   appearance=(np.full((12, 3), 0.5), np.ones(12)))[0]
-    finally:
-        mp.undo()
+    monkeypatch.setattr(step, "constrained_labels",
+                        lambda emb, lab0, nc, k, colouring, **kw: (given.copy(), resolve(nc)))
+    for own, want in ((left, 0), (right, 1)):
+        got = step._auto_rounding(np.zeros((12, 1)), own, nc, 2, graph=U, prior_weight=0.01, anchored=True,
+                                  appearance=(np.full((12, 3), 0.5), np.ones(12)))[0]
+        assert got[5] == want
 
 
 def _nc3():
