@@ -457,7 +457,8 @@ def _step_input(rep, constraints, nc, K, G, previous, shape, rep_p: dict, n_segm
                           texture=_texture(rep, out, parent) if rep_p["rounding_texture"] > 0 else None,
                           texture_weight=rep_p["rounding_texture"],
                           unconstrained_margin=rep_p["rounding_unconstrained"],
-                          connect=rep_p["rounding_connect"], anchored=rep_p["rounding_anchored"])
+                          connect=rep_p["rounding_connect"], anchored=rep_p["rounding_anchored"],
+                          widen=rep_p["rounding_widen"])
     return step, out
 
 

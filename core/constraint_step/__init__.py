@@ -85,6 +85,12 @@ its own.
    their normalised cut is no higher and they hold no new sliver. At K = 2, on labels that
    replace the screen (step 5 compares the screen with the step's own labels).
 
+4c. **Widen** (``rounding_widen``, :mod:`.widen`). With must-links alone, where a segment
+   is a must-link's two ends in separate pieces and under 3% of the image (a must-link
+   drawn along a strip of snow or grass, answered by two blobs), the walk runs once more
+   with Grady's prior from what the must-links' ends look like, and that segment takes
+   the nodes it gives it; kept where the slivers are fewer and none is new.
+
 What the steps read of the method (:func:`~.stage.unreached_source`): its labels and the
 embedding it clustered; where those labels are one segment, or cut the image graph far worse
 than the method's own result without strokes (normalised cut higher by more than

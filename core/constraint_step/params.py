@@ -81,6 +81,12 @@ ROUNDING_PARAMS = (
               "region brings the region along rather than two blobs around its ends; at K = 2 "
               "(at K = 3 it cost more than it gave on the training images; off: the walk from "
               "the ends alone)."),
+    ParamSpec("rounding_widen", bool, True,
+              "Constrained rounding, with must-links alone: where a must-link's segment is two "
+              "blobs around its ends and under 3% of the image, the walk runs once more with "
+              "what the ends' surroundings look like (colour), and that segment takes the nodes "
+              "it gives it, so a must-link along a strip of snow or grass brings the strip "
+              "along (off: the walk from the ends alone)."),
     ParamSpec("rounding_anchored", bool, True,
               "Constrained rounding: once the cannot-linked strokes hold every segment, each "
               "must-link no cannot-link touches (drawn inside a region) joins the segment whose "
@@ -114,6 +120,7 @@ NCUT_EXACT = 200_000  # colourings enumerated exactly (K^groups); more: greedy w
 
 LOOK_BINS = 12  # colours of the codebook a territory's histogram counts
 
+WIDEN_APPEARANCE = 0.05  # rounding_widen: the weight of the looks' prior in its walk (rounding_appearance's scale; tuning.md, thirty-second session)
 UNREACHED_MIN_SHARE = 0.03  # 'auto': an unstroked segment smaller than this (no cannot-link yet) is a collapse
 ANCHORED_LOOKS = 6.0  # lambda of core.constraint_step.anchored: the looks against the walk's log-probabilities
 # nu of core.constraint_step.anchored: the method's own labels (per node of a free group, 1 where

@@ -16,6 +16,7 @@ from .params import KEEP_SCREEN_MARGIN
 from .resolve import Resolution
 from .step import _node_sizes, constrained_labels, screen_grouping
 from .walk import overruled_nodes
+from .widen import widened_labels
 
 @dataclass(frozen=True)
 class ConstraintStep:
@@ -67,6 +68,11 @@ class ConstraintStep:
         (:func:`~core.constraint_step.connect.connected_labels`; only with a walk, and at
         ``n_clusters == 2``: at K = 3 it cost harmful strokes on the training images,
         ``bench/results/tuning.md``).
+    widen : bool
+        ``rounding_widen``: with must-links alone, a segment that is a must-link's two blobs
+        and a sliver of the image takes the nodes a walk with what the must-link's ends
+        look like gives it (:func:`~core.constraint_step.widen.widened_labels`; only with
+        a walk and ``appearance``).
     prior_weight, colouring, stability, looks_weight, appearance_weight, texture_weight
         ``rounding_prior``, ``rounding_colouring``, ``rounding_stability``, ``rounding_looks``,
         ``rounding_appearance``, ``rounding_texture``
@@ -92,6 +98,7 @@ class ConstraintStep:
     keep_screen: bool = False
     connect: bool = False
     anchored: bool = False
+    widen: bool = False
 
 
 def graph_split(graph, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -252,6 +259,11 @@ def apply_step(res: SpectralResult, step: ConstraintStep, method_nc, warn: bool 
                                                 appearance_weight=step.appearance_weight,
                                                 texture=step.texture, texture_weight=step.texture_weight,
                                                 anchored=step.anchored)
+    if step.widen and step.graph is not None and step.prior_weight > 0:
+        wide = widened_labels(res.labels, resolution, step.nc, step.graph, step.n_clusters, step.prior_weight,
+                              step.appearance, step.texture, step.texture_weight)
+        if wide is not None:
+            res.labels, res.info["widened"] = wide, True
     if "unreached_from" in res.info and _every_segment_stroked(res.labels, resolution, step.n_clusters):
         res.info.pop("unreached_from")  # it spoke of segments no stroke reached: there are none
     if screen_kept(res.labels, resolution, step):
