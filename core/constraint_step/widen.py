@@ -50,6 +50,8 @@ def broken_slivers(labels: np.ndarray, resolution: Resolution, nc, graph, k: int
     (node sizes ``sizes``) that hold an honoured must-link whose two ends lie in different
     pieces of the segment (:func:`~.connect.broken_must_links`), sorted."""
     share = _shares(labels, k, sizes)
+    if not (share < UNREACHED_MIN_SHARE).any():
+        return []  # no sliver: the pieces of the segments are not needed
     broken = {int(labels[s.a]) for s in broken_must_links(nc, resolution, labels, graph)}
     return sorted(c for c in broken if share[c] < UNREACHED_MIN_SHARE)
 
