@@ -129,3 +129,79 @@ def test_algorithm_b_is_entrywise_minimum_over_cannot_link_groups(rng):
     got = gp.algorithm_b(K, nc, 0.3, 0.2)
     assert len(np.unique(nc.cannot_group)) == 3
     assert np.allclose(got, np.maximum(want, 0.0), atol=1e-12) and np.array_equal(got, got.T)
+
+
+def _kernel(rng, n=40):
+    x = rng.rand(n, 2)
+    return np.exp(-((x[:, None] - x[None]) ** 2).sum(-1) / 0.3)
+
+
+def _random_links(rng, n, count, taken=()):
+    """``count`` node pairs, none a self-pair or among ``taken``."""
+    seen = {tuple(sorted(p)) for p in np.asarray(taken).reshape(-1, 2).tolist()}
+    out = []
+    while len(out) < count:
+        p = tuple(sorted(rng.choice(n, 2, replace=False).tolist()))
+        if p not in seen:
+            seen.add(p)
+            out.append(p)
+    return np.array(out)
+
+
+def test_posterior_adds_only_the_new_links_to_the_last_result(rng, monkeypatch):
+    """Eq. 2 with M a sum over links: a session's K_bar is the last one updated with the links
+    added since (each stroke a small system), equal to the one-shot form over 30 strokes."""
+    from segapp.core.graph.cache import GraphCache
+
+    K = _kernel(rng)
+    cache = GraphCache().scope("K")
+    sizes = []
+    real = gp.constraint_matrix
+    monkeypatch.setattr(gp, "constraint_matrix", lambda *a: (sizes.append(len(a[0]) + len(a[2])), real(*a))[1])
+    must, cannot = np.zeros((0, 2), int), np.zeros((0, 2), int)
+    for stroke in range(30):
+        new = _random_links(rng, 40, 3, np.vstack([must, cannot]))
+        if stroke % 3 == 2:
+            cannot = np.vstack([cannot, new])
+        else:
+            must = np.vstack([must, new])
+        sizes.clear()
+        got = gp.posterior(K, must, np.ones(len(must)), cannot, np.ones(len(cannot)), 1e-5, 1e-5, cache)
+        assert sizes == [len(new)] or stroke == 0  # only this stroke's links were factorised
+        full = gp.posterior(K, must, np.ones(len(must)), cannot, np.ones(len(cannot)), 1e-5, 1e-5)
+        assert np.allclose(got, full, atol=1e-9, rtol=0)
+        assert not got.flags.writeable  # what the next stroke builds on cannot be changed
+
+
+@pytest.mark.parametrize("edit", ["undo", "reweight"])
+def test_posterior_recomputes_when_links_were_removed_or_reweighted(edit, rng):
+    from segapp.core.graph.cache import GraphCache
+
+    K = _kernel(rng)
+    cache = GraphCache().scope("K")
+    must = _random_links(rng, 40, 12)
+    gp.posterior(K, must, np.ones(len(must)), np.zeros((0, 2)), [], 1e-5, 1e-5, cache)
+    if edit == "undo":
+        must, w = must[:6], np.ones(6)
+    else:
+        w = np.ones(len(must))
+        w[0] = 0.5
+    got = gp.posterior(K, must, w, np.zeros((0, 2)), [], 1e-5, 1e-5, cache)
+    assert np.allclose(got, gp.posterior(K, must, w, np.zeros((0, 2)), [], 1e-5, 1e-5), atol=1e-12, rtol=0)
+
+
+@pytest.mark.parametrize("algorithm", ["A", "B"])
+def test_fit_with_a_cache_gives_the_labels_of_a_cold_call(algorithm, rng):
+    """Both algorithms, strokes added one at a time with the graph's cache: the same
+    propagated affinity as without it."""
+    from segapp.core.graph.cache import GraphCache
+
+    K = _kernel(rng, 60)
+    cache = GraphCache().scope("K")
+    must, cannot = [], []
+    for stroke in range(8):
+        (cannot if stroke % 2 else must).extend(_random_links(rng, 60, 2).tolist())
+        nc = NC.from_pairs(60, must, cannot)
+        warm = gp.fit(K, nc, 3, np.random.RandomState(0), cache=cache, algorithm=algorithm)
+        cold = gp.fit(K, nc, 3, np.random.RandomState(0), algorithm=algorithm)
+        assert np.allclose(warm.affinity, cold.affinity, atol=1e-9, rtol=0)
