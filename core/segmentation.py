@@ -458,7 +458,7 @@ def _step_input(rep, constraints, nc, K, G, previous, shape, rep_p: dict, n_segm
                           texture_weight=rep_p["rounding_texture"],
                           unconstrained_margin=rep_p["rounding_unconstrained"],
                           connect=rep_p["rounding_connect"], anchored=rep_p["rounding_anchored"],
-                          widen=rep_p["rounding_widen"])
+                          widen=rep_p["rounding_widen"], screen_groups=rep_p["rounding_screen_groups"])
     return step, out
 
 

@@ -17,6 +17,12 @@ its own.
    methods receive as constraints) are not joined here: they are the method's evidence,
    not the user's word: joined, they merge the groups of two segments of similar colour
    (measured in ``bench/results/tuning.md``).
+1a. **Screen groups** (``rounding_screen_groups``, :mod:`.regroup`). At K >= 3, on an edit
+   that only adds must-links to a result that honours every stroke, once the older
+   must-links hold at least K groups with ends in every segment on screen: the must-link
+   groups whose two ends lie in one segment on screen are joined, below every stroke. A
+   must-link drawn inside a region the screen shows adds to that region instead of
+   regrouping every stroke afresh.
 2. **Colour.** With ``rounding_colouring='ncut'`` (:func:`_ncut_rounding`) the groups
    (must-link components) are put into segments by the normalised cut (Shi & Malik) between
    their territories on the image graph: the effective conductance between groups (the

@@ -87,6 +87,12 @@ ROUNDING_PARAMS = (
               "what the ends' surroundings look like (colour), and that segment takes the nodes "
               "it gives it, so a must-link along a strip of snow or grass brings the strip "
               "along (off: the walk from the ends alone)."),
+    ParamSpec("rounding_screen_groups", bool, True,
+              "Constrained rounding, at K >= 3, on an edit that only adds must-links to a result "
+              "that honours every stroke and whose every segment already holds must-links of "
+              "its own: must-links whose two ends lie in one segment on screen stay together "
+              "(a must-link drawn inside a region the screen shows adds to that region), where "
+              "no stroke says otherwise (off: every group is regrouped afresh)."),
     ParamSpec("rounding_anchored", bool, True,
               "Constrained rounding: once the cannot-linked strokes hold every segment, each "
               "must-link no cannot-link touches (drawn inside a region) joins the segment whose "

@@ -124,6 +124,8 @@ def _resolve(nc, neighbourhoods: bool) -> Resolution:
                     continue
                 seen_labels.append(s.label)
             ok[k] = len(s.nodes) > 0 and g.join_all(s.nodes, anchor)
+    for a, b in nc.screen_joins:  # below every stroke, where nothing contradicts (.regroup)
+        g.join(int(a), int(b))
     if neighbourhoods:
         for k in range(len(nc.strokes) - 1, -1, -1):
             s = nc.strokes[k]

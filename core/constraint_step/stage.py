@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -12,6 +12,7 @@ from ..errors import ContradictoryConstraintsWarning
 from ..spectral import SpectralResult, row_normalize
 from .connect import connected_labels
 from .ncut import labels_ncut
+from .regroup import screen_joins
 from .params import KEEP_SCREEN_MARGIN
 from .resolve import Resolution
 from .step import _node_sizes, constrained_labels, screen_grouping
@@ -68,6 +69,10 @@ class ConstraintStep:
         (:func:`~core.constraint_step.connect.connected_labels`; only with a walk, and at
         ``n_clusters == 2``: at K = 3 it cost harmful strokes on the training images,
         ``bench/results/tuning.md``).
+    screen_groups : bool
+        ``rounding_screen_groups``: at K >= 3, with ``keep_screen``, the must-link groups
+        whose ends lie in one segment of ``previous`` are joined below every stroke once the
+        older must-links hold every segment (:mod:`~core.constraint_step.regroup`).
     widen : bool
         ``rounding_widen``: with must-links alone, a segment that is a must-link's two blobs
         and a sliver of the image takes the nodes a walk with what the must-link's ends
@@ -99,6 +104,7 @@ class ConstraintStep:
     connect: bool = False
     anchored: bool = False
     widen: bool = False
+    screen_groups: bool = False
 
 
 def graph_split(graph, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -248,6 +254,11 @@ def apply_step(res: SpectralResult, step: ConstraintStep, method_nc, warn: bool 
     if step.parent is not None:
         E, labels0, res.embedding = E[step.parent], labels0[step.parent], res.embedding[step.parent]
     own = labels0  # the method's own labels: what the eigenvector view says the step overruled
+    if step.screen_groups and step.keep_screen and step.n_clusters >= 3:
+        joins = screen_joins(step.previous, step.nc, step.n_clusters)
+        if joins:  # every later step reads the strokes with these joins (one NodeConstraints)
+            step = replace(step, nc=replace(step.nc, screen_joins=joins))
+            res.info["screen_groups"] = len(joins)
     labels0, E, source = unreached_source(labels0, E, step)
     if source is not None:
         res.info["unreached_from"] = source

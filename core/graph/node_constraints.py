@@ -100,6 +100,9 @@ class NodeConstraints:
     strokes : list of Stroke
         The user's constraints in the order they were made (``Constraints.order``, oldest
         first).
+    screen_joins : list of (int, int)
+        Node pairs the constraint step joins below every stroke, where nothing contradicts
+        (:func:`core.constraint_step.regroup.screen_joins`); empty for the user's own.
     """
 
     n_nodes: int
@@ -113,6 +116,7 @@ class NodeConstraints:
     contradictions: list = field(default_factory=list)
     cannot_group: np.ndarray | None = None
     strokes: list = field(default_factory=list)
+    screen_joins: list = field(default_factory=list)
 
     def __post_init__(self):
         if self.cannot_group is None:
