@@ -74,16 +74,32 @@ def rom_affinity_spectral(lam: np.ndarray, V: np.ndarray, comp: np.ndarray, alph
     """Eq. 6 as :func:`rom_affinity` computes it, from :func:`ranking_spectrum` and the must-link
     components ``comp`` (``Y_ij = 1`` iff ``comp[i] == comp[j]``).
 
-    Column ``j`` of ``(I - a S)^-1 Y`` is the sum of the columns of ``(I - a S)^-1`` over
-    ``j``'s component: one ``n x n`` product and a sparse column sum.
+    ``(I - a S)^-1 = G G^T`` with ``G = V diag(1 / (1 - a lam))^(1/2)`` (``|lam| <= 1`` and
+    ``a < 1``: every factor is positive), one triangle of it formed by BLAS's symmetric
+    rank-k product. Column ``j`` of ``(I - a S)^-1 Y`` is the sum of the columns of
+    ``(I - a S)^-1`` over ``j``'s component: the column itself for a node no must-link joins,
+    so only the nodes of must-link components are summed.
     """
-    import scipy.sparse as sp
+    from scipy.linalg.blas import dsyrk
 
     n = len(comp)
-    inv = (V * (1.0 / (1.0 - alpha * lam))) @ V.T
-    C = sp.csr_matrix((np.ones(n), (comp, np.arange(n))), shape=(int(comp.max()) + 1, n))
-    F = np.asarray(C @ inv).T[:, comp]  # inv is symmetric: (C inv)^T = inv C^T
-    return F + F.T
+    G = V * np.sqrt(1.0 / (1.0 - alpha * lam))
+    upper = dsyrk(2.0, G.T, trans=1)  # 2 G G^T's upper triangle, zeros below (G.T: no copy)
+    A = upper.T + upper  # F + F^T for F = (I - a S)^-1, i.e. Y = I; C order, as rows are read
+    A.flat[:: n + 1] -= np.diagonal(upper)
+    counts = np.bincount(comp)
+    T = np.flatnonzero(counts[comp] > 1)  # nodes whose component holds others
+    if len(T):
+        rows = 0.5 * A[T]  # (I - a S)^-1's rows (= columns) of those nodes
+        _, ci = np.unique(comp[T], return_inverse=True)
+        sums = np.zeros((int(ci.max()) + 1, n))
+        np.add.at(sums, ci, rows)  # each component's column sum
+        D = sums[ci] - rows  # F[:, T] - (I - a S)^-1[:, T], transposed
+        A[:, T] += D.T
+        A[T, :] += D
+        block = A[np.ix_(T, T)]  # added to twice, in two orders: made exactly symmetric again
+        A[np.ix_(T, T)] = 0.5 * (block + block.T)
+    return A
 
 
 def zero_cannot_blocks(A: np.ndarray, comp: np.ndarray, cannot: np.ndarray) -> np.ndarray:

@@ -69,11 +69,13 @@ def test_rom_eq5_equals_iteration(rng):
 def test_rom_affinity_from_the_spectrum_is_eq6(rng):
     """What fit computes (one eigendecomposition for every stroke) is rom_affinity's eq. 6."""
     x, K = _data(rng)
-    must = np.array([[0, 3], [3, 30], [7, 8]])
     lam, V = rom.ranking_spectrum(K)
-    for a in (0.5, 0.99):
-        A = rom.rom_affinity_spectral(lam, V, rom.components(40, must), a)
-        assert np.allclose(A, rom.rom_affinity(K, rom.closure_y(40, must), a), rtol=1e-9, atol=1e-9)
+    chain = np.array([[i, i + 1] for i in range(39)])  # one component of every node
+    for must in (np.array([[0, 3], [3, 30], [7, 8]]), np.zeros((0, 2), np.int64), chain):
+        for a in (0.5, 0.99):
+            A = rom.rom_affinity_spectral(lam, V, rom.components(40, must), a)
+            assert np.allclose(A, rom.rom_affinity(K, rom.closure_y(40, must), a), rtol=1e-9, atol=1e-9)
+            assert np.array_equal(A, A.T)
 
 
 def test_rom_closure_and_alpha(rng):
