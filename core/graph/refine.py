@@ -165,6 +165,18 @@ def refine(rep, constraints, sigma_intensity: float, sigma_boundary: float):
     return rep.cache.get(key, lambda: _split(rep, found, sigma_intensity, sigma_boundary))
 
 
+def pixels_of(rep, node: int) -> np.ndarray:
+    """Flat indices of ``node``'s pixels in ``rep.node_map``, ascending: from one stable sort
+    of the map kept in ``rep``'s cache (a long session splits dozens of nodes per edit,
+    where comparing the whole map for each cost a pass over every pixel)."""
+    def index():
+        flat = rep.node_map.ravel()
+        order = np.argsort(flat, kind="stable")
+        return order, np.searchsorted(flat[order], np.arange(rep.n_nodes + 1))
+    order, starts = rep.cache.get(("node-pixels",), index)
+    return order[starts[node]:starts[node + 1]]
+
+
 def _split(rep, found: dict, sigma_intensity: float, sigma_boundary: float):
     from .representation import _summarise
 
@@ -178,7 +190,7 @@ def _split(rep, found: dict, sigma_intensity: float, sigma_boundary: float):
                 tuple(tuple(a.tolist()) for a in anchors))
         part = rep.cache.get(akey, lambda node=node, anchors=anchors: split_node(
             rep, node, anchors, sigma_intensity, sigma_boundary))
-        pix = np.flatnonzero(rep.node_map.ravel() == node)
+        pix = pixels_of(rep, node)
         ids = np.r_[node, np.arange(len(parent), len(parent) + len(anchors) - 1)]
         flat[pix] = ids[part]
         parent.extend([node] * (len(anchors) - 1))
