@@ -8,12 +8,13 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 from .constraint_step import ConstraintStep
+from .constraint_step.params import UNREACHED_MIN_SHARE
 from .constraints import Constraints, Kind
 from .errors import ContradictoryConstraintsWarning, ParameterError
 from .graph.node_constraints import map_constraints, map_strokes
 from .graph.pixels import grid_weights
 from .graph.refine import anchor_items, refine
-from .eval.metrics import honoured
+from .eval.metrics import honoured, small_cannot_links
 from .graph.representation import Representation, build_representation
 from .image import check_image
 from .params import check_seed
@@ -54,7 +55,10 @@ class Segmentation:
         Method diagnostics (csp: n_feasible, lambda_max, constraint_satisfaction; ssap:
         preference, rounds, n_violated) and the constraint step's (``overruled``,
         ``overruled_nodes``, ``unreached_from``, ``kept_screen``, ``kept_unrefined``,
-        ``connected_must_links``: :func:`core.constraint_step.stage.apply_step`).
+        ``connected_must_links``: :func:`core.constraint_step.stage.apply_step`), and
+        ``small_cannot_links``: ``(index, share)`` of each cannot-link kept apart only by a
+        segment under 3% of the image (:func:`core.eval.metrics.small_cannot_links`; absent
+        where there is none).
     honoured : dict of ndarray of bool
         ``'must_link'``, ``'cannot_link'``, ``'blocks'``: whether each of the user's
         constraints holds in the result (see :func:`core.eval.metrics.honoured`).
@@ -281,6 +285,12 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
         refined = _refine_pixels(res, out, rep, constraints, rep_p, n_segments, kept)
         out = refined.representation
     node_labels = res.labels.astype(np.int64)
+    if constraints.cannot_link:
+        shares = np.bincount(node_labels, weights=out.sizes, minlength=n_segments)
+        small = small_cannot_links(constraints, lambda r, c: node_labels[out.node_at(r, c)],
+                                   shares / max(float(shares.sum()), 1e-12), UNREACHED_MIN_SHARE)
+        if small:
+            res.info["small_cannot_links"] = small
     return Segmentation(node_labels, res.embedding, np.asarray(res.eigenvalues, float), used,
                         time.perf_counter() - t0, out.n_nodes, method, caught, out, res.info,
                         honoured(constraints, lambda r, c: node_labels[out.node_at(r, c)],

@@ -132,6 +132,38 @@ def honoured(constraints, label_at, block_labels) -> dict:
     return {Kind.MUST_LINK: ml, Kind.CANNOT_LINK: cl, Kind.BLOCK: np.array(ok, bool)}
 
 
+def small_cannot_links(constraints, label_at, shares: np.ndarray, smallest: float) -> list:
+    """The cannot-links kept apart only by a small segment: ``(index, share)`` of each
+    honoured cannot-link one of whose ends lies in a segment under ``smallest`` of the image
+    (``share``: that segment's), in the constraints' order.
+
+    Such a cannot-link may be honoured by a blob around its end rather than by its end's
+    region (the issue "Strokes as people draw them": "a cannot-link separates regions, not
+    pixels ... or say that it could not"); or the region is that small (a fish in the sea).
+    The result cannot tell the two apart, so the window and the command line say which
+    cannot-link it is and what would settle it (a must-link inside the end's region).
+
+    Parameters
+    ----------
+    constraints : core.Constraints
+    label_at : callable (row, col) -> int
+        The segment of a pixel.
+    shares : ndarray, shape (k,)
+        Each segment's share of the image.
+    smallest : float
+        The share under which a segment counts as small
+        (:data:`core.constraint_step.params.UNREACHED_MIN_SHARE`, the health metrics' blob).
+    """
+    out = []
+    for i, (r1, c1, r2, c2, _) in enumerate(constraints.cannot_link):
+        a, b = int(label_at(r1, c1)), int(label_at(r2, c2))
+        if a != b:
+            low = float(min(shares[a], shares[b]))
+            if low < smallest:
+                out.append((i, low))
+    return out
+
+
 def pixel_honoured(constraints, labels: np.ndarray) -> dict:
     """:func:`honoured` for a label image ``labels`` of shape (H, W)."""
     return honoured(constraints, lambda r, c: int(labels[r, c]),

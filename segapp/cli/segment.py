@@ -41,6 +41,9 @@ def report_unhonoured(seg, cons) -> None:
             more = ", ..." if (~ok).sum() > 5 else ""
             _warn(f"{int((~ok).sum())} of {len(ok)} {kind}s not honoured in the result "
                   f"({', '.join(bad)}{more})")
+    for i, share in seg.info.get("small_cannot_links", ()):
+        _warn(f"cannot-link #{i} is kept apart only by a segment of {share:.1%} of the image around one of its "
+              "ends; if that end's region is larger, draw a must-link inside it")
 
 
 def main(argv) -> int:

@@ -18,6 +18,9 @@ def result_line(result, counts: dict, ari: float | None = None, annotator: int |
     bad = result.not_honoured()
     if bad:
         parts.append(f"{len(bad)} not honoured")
+    small = small_note(result)
+    if small:
+        parts.append(small)
     note = empty_note(result)
     if note:
         parts.append(f"⚠ {note}")
@@ -68,3 +71,18 @@ def empty_note(result) -> str:
     k = int(result.n_segments)
     which = ", ".join(f"#{i}" for i in empty)
     return f"K = {k} asked, {k - len(empty)} non-empty (#{which[1:]} empty)"
+
+
+def small_note(result) -> str:
+    """``cannot-link #1 kept apart only by a segment of 1.6% of the image: …`` for the
+    cannot-links whose end lies in a segment under 3% of the image
+    (``info['small_cannot_links']``, :func:`core.eval.metrics.small_cannot_links`), or ""."""
+    small = (result.info or {}).get("small_cannot_links") or []
+    if not small:
+        return ""
+    which = ", ".join(f"#{int(i)}" for i, _ in small[:MAX_LISTED])
+    plural = "s" if len(small) > 1 else ""
+    share = min(float(s) for _, s in small)
+    return (f"cannot-link{plural} {which} kept apart only by a segment of {share:.1%} of the image: if "
+            f"{'those ends’ regions are' if plural else 'that end’s region is'} larger, draw a must-link inside "
+            f"{'each' if plural else 'it'}")

@@ -274,3 +274,19 @@ def test_a_constraint_the_result_breaks_is_reported(tmp_path, capsys):
     r = run_cli(["segment", "--demo", "--constraints", c, "--method", "spectral-learning",
                  "--param", "rounding=paper", "--out", tmp_path / "m.png"], capsys)
     assert r.code == 0 and "1 of 1 cannot-links not honoured in the result (#0)" in r.err
+
+
+def test_a_cannot_link_kept_apart_only_by_a_small_segment_is_said(tmp_path, capsys):
+    """A cannot-link from a 9 x 9 square (0.8% of the image) to the rest: honoured, and the
+    command says that only a small segment keeps it apart, and what would settle it."""
+    from .helpers import encoded, write
+
+    arr = np.full((80, 120), 64, np.uint8)
+    arr[10:19, 10:19] = 230
+    img = write(tmp_path / "sq.png", encoded(arr, "PNG"))
+    c = tmp_path / "c.json"
+    c.write_text(json.dumps({"cannot_link": [[14, 14, 60, 90]]}))
+    r = run_cli(["segment", img, "--constraints", c, "--method", "e2cp", "--out", tmp_path / "m.png"], capsys)
+    assert r.code == 0 and "not honoured" not in r.err and "Traceback" not in r.err
+    assert "cannot-link #0 is kept apart only by a segment of 0.8% of the image" in r.err
+    assert "draw a must-link inside it" in r.err

@@ -75,3 +75,22 @@ def test_the_status_line_says_when_the_graph_stood_in_for_the_method():
     assert "1 must-link joined through its segment" in result_line(result({"connected_must_links": 1}), counts)
     assert "2 must-links joined" in result_line(result({"connected_must_links": 2}), counts)
     assert "joined" not in result_line(result({}), counts)
+
+
+def test_the_status_line_says_which_cannot_links_only_a_small_segment_keeps_apart():
+    from types import SimpleNamespace
+
+    from segapp.gui.status_text import result_line
+
+    def result(info):
+        return SimpleNamespace(method="e2cp", n_nodes=700, seconds=0.1, n_segments=3, warnings=(), info=info,
+                               node_labels=np.array([0, 1, 2]), not_honoured=lambda: [])
+
+    counts = {"must_link": 6, "cannot_link": 3, "blocks": 0}
+    one = result_line(result({"small_cannot_links": [(1, 0.016)]}), counts)
+    assert "cannot-link #1 kept apart only by a segment of 1.6% of the image" in one
+    assert "that end’s region is larger, draw a must-link inside it" in one
+    two = result_line(result({"small_cannot_links": [(1, 0.029), (2, 0.016)]}), counts)
+    assert "cannot-links #1, #2 kept apart only by a segment of 1.6%" in two and "inside each" in two
+    assert "kept apart" not in result_line(result({}), counts)
+
