@@ -254,7 +254,7 @@ class Canvas(pg.GraphicsLayoutWidget):
         h, w = nm.extent
         self._rect = QRectF(0, 0, w, h)
         self.refresh_overlay()
-        self.layer.set_honoured(result.honoured)
+        self.layer.set_honoured(drawn_honoured(result))
         self.ghost.show(getattr(result, "suggestion", None), self._colors)
 
     def show_suggestion(self, rid: int, suggestion) -> None:
@@ -315,3 +315,20 @@ class Canvas(pg.GraphicsLayoutWidget):
         hit = self.layer.hit(x, y, tol)
         if hit is not None:
             self.edited.emit(EraseEdit(*hit))
+
+
+def drawn_honoured(result) -> dict:
+    """``result.honoured`` as the canvas draws it: a cannot-link kept apart only by a segment
+    under 3% of the image (``info['small_cannot_links']``) is drawn dashed like one the result
+    breaks, since a blob around its end does not separate its regions (the status bar says so)."""
+    small = (result.info or {}).get("small_cannot_links") or []
+    if not small:
+        return result.honoured
+    flags = dict(result.honoured)
+    cl = np.array(flags.get(Kind.CANNOT_LINK, ()), bool)
+    for i, _ in small:
+        if 0 <= int(i) < len(cl):
+            cl[int(i)] = False
+    flags[Kind.CANNOT_LINK] = cl
+    return flags
+

@@ -53,6 +53,10 @@ def result_tooltip(result) -> str:
         listed = ", ".join(f"{Kind(k).label} #{i}" for k, i in bad[:MAX_LISTED])  # 0-based, as core numbers them
         more = f" and {len(bad) - MAX_LISTED} more" if len(bad) > MAX_LISTED else ""
         lines.append(f"not honoured (drawn dashed): {listed}{more}")
+    small = (result.info or {}).get("small_cannot_links") or []
+    if small:
+        listed = ", ".join(f"cannot-link #{int(i)} ({float(s):.1%})" for i, s in small[:MAX_LISTED])
+        lines.append(f"kept apart only by a segment under 3% of the image (drawn dashed): {listed}")
     lines.extend(result.warnings)
     return "\n".join(lines)
 
@@ -83,6 +87,7 @@ def small_note(result) -> str:
     which = ", ".join(f"#{int(i)}" for i, _ in small[:MAX_LISTED])
     plural = "s" if len(small) > 1 else ""
     share = min(float(s) for _, s in small)
-    return (f"cannot-link{plural} {which} kept apart only by a segment of {share:.1%} of the image: if "
+    return (f"cannot-link{plural} {which} (drawn dashed) kept apart only by a segment of {share:.1%} of the "
+            f"image: if "
             f"{'those ends’ regions are' if plural else 'that end’s region is'} larger, draw a must-link inside "
             f"{'each' if plural else 'it'}")

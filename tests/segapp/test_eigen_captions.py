@@ -88,9 +88,9 @@ def test_the_status_line_says_which_cannot_links_only_a_small_segment_keeps_apar
 
     counts = {"must_link": 6, "cannot_link": 3, "blocks": 0}
     one = result_line(result({"small_cannot_links": [(1, 0.016)]}), counts)
-    assert "cannot-link #1 kept apart only by a segment of 1.6% of the image" in one
+    assert "cannot-link #1 (drawn dashed) kept apart only by a segment of 1.6% of the image" in one
     assert "that end’s region is larger, draw a must-link inside it" in one
     two = result_line(result({"small_cannot_links": [(1, 0.029), (2, 0.016)]}), counts)
-    assert "cannot-links #1, #2 kept apart only by a segment of 1.6%" in two and "inside each" in two
+    assert "cannot-links #1, #2 (drawn dashed) kept apart only by a segment of 1.6%" in two and "inside each" in two
     assert "kept apart" not in result_line(result({}), counts)
 

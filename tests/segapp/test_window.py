@@ -321,3 +321,35 @@ def test_a_stroke_is_segmented_with_the_result_on_screen_as_previous(qtbot, wind
     settle(qtbot, window)
     assert sent and sent[0] == shown
     assert window.model.result.rid != shown
+
+
+def test_a_cannot_link_kept_apart_only_by_a_small_segment_is_dashed_and_said(qtbot, shared_worker, tmp_path):
+    """A cannot-link from a 9 x 9 square (0.3% of the image) to the rest: the result honours it
+    by the square's segment alone, so the canvas dashes it and the status bar says why."""
+    import shiboken6
+    from PySide6.QtCore import Qt
+
+    from segapp.gui.runner import SegmentRunner
+    from tests.segapp.conftest import make_window
+
+    arr = np.full((160, 240, 3), (70, 110, 60), np.uint8)
+    arr[20:29, 20:29] = (230, 200, 40)
+    path = tmp_path / "square.png"
+    Image.fromarray(arr).save(path)
+    w = make_window(qtbot, image=str(path), runner=SegmentRunner(shared_worker))
+    try:
+        draw(qtbot, w, CANNOT, 24, 24, 120, 200)
+        res = w.model.result
+        assert res.honoured["cannot_link"].tolist() == [True]
+        assert [i for i, _ in res.info["small_cannot_links"]] == [0]
+        assert w.canvas.layer.dashed("cannot_link") == [0]
+        assert "cannot-link #0 (drawn dashed) kept apart only by a segment of" in w.status.text()
+        assert "kept apart only by a segment under 3% of the image (drawn dashed): cannot-link #0" in w.status.toolTip()
+        qtbot.keyClick(w, "z", modifier=Qt.ControlModifier)  # undone: nothing left dashed
+        settle(qtbot, w)
+        assert not w.model.constraints and w.canvas.layer.dashed("cannot_link") == []
+        assert "kept apart" not in w.status.text()
+    finally:
+        settle(qtbot, w)
+        if shiboken6.isValid(w):
+            w.close()
