@@ -78,11 +78,18 @@ class Legend(QWidget):
         """The table of the newest result is still to be filled."""
         return turns.shared().waiting(self)
 
-    def show_result(self, result) -> None:
-        """Colour ``result``'s segments, hand them to the canvas now, the table later."""
+    def show_result(self, result, preview: bool = False) -> None:
+        """Colour ``result``'s segments, hand them to the canvas now, the table later.
+
+        A ``preview`` (the result for a stroke still being dragged) takes the colours of the
+        committed result on screen and leaves them as they are: matched preview to preview, the
+        colours drifted through the intermediate results of one drag, and the released stroke's
+        result, barely different from the one before it, could show its two large regions in
+        each other's colours (309004, the first cannot-link, drawn by hand under Xvfb)."""
         s = self.model.snapshot()
         blocks = [b for _seq, b in sorted(zip(s["order"][Kind.BLOCK], s[Kind.BLOCK]), key=lambda t: t[0])]
-        self.info = info = self.colours.assign(result, blocks)
+        colours = self.colours.follower() if preview else self.colours
+        self.info = info = colours.assign(result, blocks)
         self._result = result
         self.coloured.emit(result, info)
         turns.shared().later((self, "table"), self._fill)

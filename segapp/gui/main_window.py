@@ -216,7 +216,7 @@ class MainWindow(QMainWindow):
     def _show_preview(self, result) -> None:
         """A preview is painted in a turn of its own (only the newest waiting one), so it never
         shares a turn of the GUI thread with a result or a mouse event."""
-        turns.shared().later((self, "preview"), lambda: self.side.legend.show_result(result))
+        turns.shared().later((self, "preview"), lambda: self.side.legend.show_result(result, preview=True))
 
     def _preview_dropped(self) -> None:
         """A previewed drag ended without a stroke: the committed result again."""

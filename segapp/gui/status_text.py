@@ -45,17 +45,26 @@ def result_line(result, counts: dict, ari: float | None = None, annotator: int |
     return line
 
 
+def ordinal(i: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th``, ``11th``, ``21st`` of the 0-based index ``i``: strokes
+    are named in the order they were drawn, counted from 1 as a person counts them."""
+    n = int(i) + 1
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 def result_tooltip(result) -> str:
-    """Constraints the result does not honour (``not honoured: cannot-link #2, …``), warnings."""
+    """Constraints the result does not honour (``not honoured (drawn dashed): the 3rd
+    cannot-link, …``), the cannot-links only a small segment keeps apart, warnings."""
     lines = []
     bad = result.not_honoured()
     if bad:
-        listed = ", ".join(f"{Kind(k).label} #{i}" for k, i in bad[:MAX_LISTED])  # 0-based, as core numbers them
+        listed = ", ".join(f"the {ordinal(i)} {Kind(k).label}" for k, i in bad[:MAX_LISTED])
         more = f" and {len(bad) - MAX_LISTED} more" if len(bad) > MAX_LISTED else ""
         lines.append(f"not honoured (drawn dashed): {listed}{more}")
     small = (result.info or {}).get("small_cannot_links") or []
     if small:
-        listed = ", ".join(f"cannot-link #{int(i)} ({float(s):.1%})" for i, s in small[:MAX_LISTED])
+        listed = ", ".join(f"the {ordinal(i)} cannot-link ({float(s):.1%})" for i, s in small[:MAX_LISTED])
         lines.append(f"kept apart only by a segment under 3% of the image (drawn dashed): {listed}")
     lines.extend(result.warnings)
     return "\n".join(lines)
@@ -78,16 +87,17 @@ def empty_note(result) -> str:
 
 
 def small_note(result) -> str:
-    """``cannot-link #1 kept apart only by a segment of 1.6% of the image: …`` for the
-    cannot-links whose end lies in a segment under 3% of the image
+    """``the 2nd and 3rd cannot-links (drawn dashed) are kept apart only by a segment of 2.9%
+    of the image: …`` for the cannot-links whose end lies in a segment under 3% of the image
     (``info['small_cannot_links']``, :func:`core.eval.metrics.small_cannot_links`), or ""."""
     small = (result.info or {}).get("small_cannot_links") or []
     if not small:
         return ""
-    which = ", ".join(f"#{int(i)}" for i, _ in small[:MAX_LISTED])
-    plural = "s" if len(small) > 1 else ""
+    names = [ordinal(i) for i, _ in small[:MAX_LISTED]]
     share = min(float(s) for _, s in small)
-    return (f"cannot-link{plural} {which} (drawn dashed) kept apart only by a segment of {share:.1%} of the "
-            f"image: if "
-            f"{'those ends’ regions are' if plural else 'that end’s region is'} larger, draw a must-link inside "
-            f"{'each' if plural else 'it'}")
+    if len(names) == 1:
+        return (f"the {names[0]} cannot-link (drawn dashed) is kept apart only by a segment of {share:.1%} of "
+                "the image: if that end’s region is larger, draw a must-link inside it")
+    which = ", ".join(names[:-1]) + f" and {names[-1]}"
+    return (f"the {which} cannot-links (drawn dashed) are kept apart only by a segment of {share:.1%} of the "
+            "image: if those ends’ regions are larger, draw a must-link inside each")

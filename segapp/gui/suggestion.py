@@ -30,6 +30,8 @@ from .edits import BlockEdit, LinkEdit
 
 RING_PX = 18  # the ring's diameter on screen
 HIT_PX = 14  # a click this close to the point (screen pixels) answers the suggestion
+RING_TIP = ("Suggested next stroke: the result is least sure here. Click the ring to say where this spot "
+            "belongs (the dotted lines lead to each segment's surest point); G hides it.")
 
 
 class SuggestionGhost(QObject):
@@ -46,7 +48,8 @@ class SuggestionGhost(QObject):
         super().__init__()
         self.view = view
         self.ring = pg.ScatterPlotItem(size=RING_PX, symbol="o", brush=pg.mkBrush(255, 170, 0, 60),
-                                       pen=pg.mkPen((255, 170, 0), width=3, style=Qt.DashLine))  # orange: not the brush's white
+                                       pen=pg.mkPen((255, 170, 0), width=3, style=Qt.DashLine),  # orange: not the brush's white
+                                       hoverable=True, tip=lambda **_: RING_TIP)  # what the ring is, on hover
         self.ring.setZValue(30)
         self.ring.sigClicked.connect(lambda *_: self.ask(view.getViewWidget()))  # a click on the ring itself
         self.lines: list = []

@@ -29,6 +29,20 @@ def test_every_result_carries_a_suggestion_the_canvas_shows_and_g_hides(qtbot, w
     assert ghost.visible and len(ghost.ring.data) == 1
 
 
+def test_hovering_the_ring_says_what_it_is(qtbot, window):
+    """A person who has not read the README learns what the orange ring is by pointing at it."""
+    from segapp.gui.suggestion import RING_TIP
+
+    (r, c), _own, _anchors = window.model.result.suggestion
+    vp = window.canvas.viewport()
+    box = window.canvas.view
+    box.setToolTip("")
+    _send(vp, QEvent.MouseMove, pixel_to_viewport(window.canvas, r + 30, c + 30), Qt.NoButton)
+    _send(vp, QEvent.MouseMove, pixel_to_viewport(window.canvas, r, c), Qt.NoButton)
+    qtbot.waitUntil(lambda: box.toolTip() == RING_TIP, timeout=2000)
+    assert "Suggested next stroke" in box.toolTip() and "G hides it" in box.toolTip()
+
+
 def test_a_stroke_shows_its_result_first_and_the_ghost_follows(qtbot, window):
     """The result of a stroke reaches the canvas without its suggestion (computed after it
     was sent); the suggestion then arrives for that result and the ghost shows it."""
@@ -248,3 +262,32 @@ def test_previews_pause_where_the_machine_does_not_keep_up(qtbot, window, monkey
     for send in stroke_events(window.canvas, 40, 60, 200, 300, steps=3)[:-1]:
         send()
     assert pre._runner is None and pre.count == count  # nothing more for this image
+
+
+
+def test_previews_leave_the_segments_colours_as_the_committed_result_has_them(qtbot, window):
+    """Colours follow the committed results, not the previews of a drag. Matched preview to
+    preview, they drifted: a preview shrinking the top segment, then one spreading it over
+    most of the bottom, and the released stroke's result (the same as before the drag) showed
+    top and bottom in each other's colours (309004 drawn by hand: the two large regions
+    swapped colours at a stroke that barely changed them)."""
+    from dataclasses import replace
+
+    legend, res = window.side.legend, window.model.result
+    nm = res.node_map
+    count = np.bincount(nm.node_map.ravel())
+    r = np.bincount(nm.node_map.ravel(), weights=np.indices(nm.node_map.shape)[0].ravel()) / count
+    c = np.bincount(nm.node_map.ravel(), weights=np.indices(nm.node_map.shape)[1].ravel()) / count
+    r, c = r / nm.node_map.shape[0], c / nm.node_map.shape[1]  # each node's centre, 0..1
+    corner = (r >= 0.75) & (c >= 0.75)
+
+    def result(top):  # segment 0 where ``top``, 2 in the corner, 1 elsewhere
+        return replace(res, n_segments=3, node_labels=np.where(corner, 2, np.where(top, 0, 1)).astype(np.int64))
+
+    legend.colours.reset()
+    legend.show_result(result(r < 0.4))
+    before = legend.info.slots.tolist()
+    legend.show_result(result(r < 0.2), preview=True)
+    legend.show_result(result((r < 0.9) & (c < 0.55)), preview=True)
+    legend.show_result(result(r < 0.4))  # released: the result before the drag again
+    assert legend.info.slots.tolist() == before

@@ -88,9 +88,17 @@ def test_the_status_line_says_which_cannot_links_only_a_small_segment_keeps_apar
 
     counts = {"must_link": 6, "cannot_link": 3, "blocks": 0}
     one = result_line(result({"small_cannot_links": [(1, 0.016)]}), counts)
-    assert "cannot-link #1 (drawn dashed) kept apart only by a segment of 1.6% of the image" in one
+    assert "the 2nd cannot-link (drawn dashed) is kept apart only by a segment of 1.6% of the image" in one
     assert "that end’s region is larger, draw a must-link inside it" in one
     two = result_line(result({"small_cannot_links": [(1, 0.029), (2, 0.016)]}), counts)
-    assert "cannot-links #1, #2 (drawn dashed) kept apart only by a segment of 1.6%" in two and "inside each" in two
+    assert "the 2nd and 3rd cannot-links (drawn dashed) are kept apart only by a segment of 1.6%" in two
+    assert "inside each" in two
     assert "kept apart" not in result_line(result({}), counts)
+
+
+def test_strokes_are_counted_from_one_in_the_order_drawn():
+    from segapp.gui.status_text import ordinal
+
+    assert [ordinal(i) for i in (0, 1, 2, 3, 10, 11, 12, 20, 21, 100, 110)] == \
+        ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th"]
 

@@ -95,7 +95,7 @@ def test_each_method_shows_what_core_gives_and_dashes_what_it_breaks(qtbot, wind
     assert res.honoured["cannot_link"].tolist() == [honoured]
     assert window.canvas.layer.dashed("cannot_link") == ([] if honoured else [0])
     assert ("not honoured" in window.status.toolTip()) != honoured
-    assert ("cannot-link #0" in window.status.toolTip()) != honoured
+    assert ("the 1st cannot-link" in window.status.toolTip()) != honoured
 
 
 def test_undo_redo_restore_the_constraint_list(qtbot, window):
@@ -343,8 +343,9 @@ def test_a_cannot_link_kept_apart_only_by_a_small_segment_is_dashed_and_said(qtb
         assert res.honoured["cannot_link"].tolist() == [True]
         assert [i for i, _ in res.info["small_cannot_links"]] == [0]
         assert w.canvas.layer.dashed("cannot_link") == [0]
-        assert "cannot-link #0 (drawn dashed) kept apart only by a segment of" in w.status.text()
-        assert "kept apart only by a segment under 3% of the image (drawn dashed): cannot-link #0" in w.status.toolTip()
+        assert "the 1st cannot-link (drawn dashed) is kept apart only by a segment of" in w.status.text()
+        assert "kept apart only by a segment under 3% of the image (drawn dashed): the 1st cannot-link (" \
+            in w.status.toolTip()
         qtbot.keyClick(w, "z", modifier=Qt.ControlModifier)  # undone: nothing left dashed
         settle(qtbot, w)
         assert not w.model.constraints and w.canvas.layer.dashed("cannot_link") == []
