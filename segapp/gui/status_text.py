@@ -65,7 +65,8 @@ def result_tooltip(result) -> str:
     small = (result.info or {}).get("small_cannot_links") or []
     if small:
         listed = ", ".join(f"the {ordinal(i)} cannot-link ({float(s):.1%})" for i, s in small[:MAX_LISTED])
-        lines.append(f"kept apart only by a segment under 3% of the image (drawn dashed): {listed}")
+        lines.append(f"kept apart only by a segment under 3% of the image (drawn dashed): {listed}; where an "
+                     "end's region is larger than that, a must-link inside the region lets the cut find it")
     lines.extend(result.warnings)
     return "\n".join(lines)
 
@@ -87,17 +88,19 @@ def empty_note(result) -> str:
 
 
 def small_note(result) -> str:
-    """``the 2nd and 3rd cannot-links (drawn dashed) are kept apart only by a segment of 2.9%
-    of the image: …`` for the cannot-links whose end lies in a segment under 3% of the image
-    (``info['small_cannot_links']``, :func:`core.eval.metrics.small_cannot_links`), or ""."""
+    """``the 2nd and 3rd cannot-links (dashed) are kept apart only by a 2.9% segment: …`` (the
+    share of the image) for the cannot-links whose end lies in a segment under 3% of the image
+    (``info['small_cannot_links']``, :func:`core.eval.metrics.small_cannot_links`), or "".
+    Short enough for the status bar of a 1366-pixel window with the rest of its line; the
+    tooltip lists each share and repeats the advice."""
     small = (result.info or {}).get("small_cannot_links") or []
     if not small:
         return ""
     names = [ordinal(i) for i, _ in small[:MAX_LISTED]]
     share = min(float(s) for _, s in small)
     if len(names) == 1:
-        return (f"the {names[0]} cannot-link (drawn dashed) is kept apart only by a segment of {share:.1%} of "
-                "the image: if that end’s region is larger, draw a must-link inside it")
+        return (f"the {names[0]} cannot-link (dashed) is kept apart only by a {share:.1%} segment: if that end’s "
+                "region is larger, draw a must-link in it")
     which = ", ".join(names[:-1]) + f" and {names[-1]}"
-    return (f"the {which} cannot-links (drawn dashed) are kept apart only by a segment of {share:.1%} of the "
-            "image: if those ends’ regions are larger, draw a must-link inside each")
+    return (f"the {which} cannot-links (dashed) are kept apart only by a {share:.1%} segment: if their regions are "
+            "larger, draw a must-link in each")

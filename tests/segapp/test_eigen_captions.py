@@ -88,11 +88,11 @@ def test_the_status_line_says_which_cannot_links_only_a_small_segment_keeps_apar
 
     counts = {"must_link": 6, "cannot_link": 3, "blocks": 0}
     one = result_line(result({"small_cannot_links": [(1, 0.016)]}), counts)
-    assert "the 2nd cannot-link (drawn dashed) is kept apart only by a segment of 1.6% of the image" in one
-    assert "that end’s region is larger, draw a must-link inside it" in one
+    assert "the 2nd cannot-link (dashed) is kept apart only by a 1.6% segment" in one
+    assert "that end’s region is larger, draw a must-link in it" in one
     two = result_line(result({"small_cannot_links": [(1, 0.029), (2, 0.016)]}), counts)
-    assert "the 2nd and 3rd cannot-links (drawn dashed) are kept apart only by a segment of 1.6%" in two
-    assert "inside each" in two
+    assert "the 2nd and 3rd cannot-links (dashed) are kept apart only by a 1.6% segment" in two
+    assert "draw a must-link in each" in two
     assert "kept apart" not in result_line(result({}), counts)
 
 

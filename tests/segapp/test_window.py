@@ -343,7 +343,7 @@ def test_a_cannot_link_kept_apart_only_by_a_small_segment_is_dashed_and_said(qtb
         assert res.honoured["cannot_link"].tolist() == [True]
         assert [i for i, _ in res.info["small_cannot_links"]] == [0]
         assert w.canvas.layer.dashed("cannot_link") == [0]
-        assert "the 1st cannot-link (drawn dashed) is kept apart only by a segment of" in w.status.text()
+        assert "the 1st cannot-link (dashed) is kept apart only by a 0." in w.status.text()
         assert "kept apart only by a segment under 3% of the image (drawn dashed): the 1st cannot-link (" \
             in w.status.toolTip()
         qtbot.keyClick(w, "z", modifier=Qt.ControlModifier)  # undone: nothing left dashed
