@@ -86,13 +86,18 @@ def decided_caption(result) -> str:
     return f"{said} relabelled by the strokes (orange)"
 
 
+EDGE_MARGIN = 0.04  # sticky_range: a kept range leaves the data this share of it from each edge
+
+
 def sticky_range(lo: float, hi: float, current) -> tuple[float, float] | None:
     """A new y range for data in [lo, hi], or None if ``current`` (lo, hi) still fits it:
-    the data inside and spanning at least half of it."""
+    the data at least :data:`EDGE_MARGIN` of its span inside both edges (a point on the
+    edge is drawn half outside the plot) and spanning at least half of it."""
     span = hi - lo
     if current is not None:
         c0, c1 = current
-        if c0 <= lo and hi <= c1 and span >= 0.5 * (c1 - c0):
+        m = EDGE_MARGIN * (c1 - c0)
+        if c0 + m <= lo and hi <= c1 - m and span >= 0.5 * (c1 - c0):
             return None
     pad = 0.1 * span if span > 0 else max(abs(hi), 1.0) * 0.1
     return lo - pad, hi + pad

@@ -60,12 +60,17 @@ def locate_image(parent, session: dict) -> str | None:
     return p or None
 
 
+def unsaved_text(paths: list[Path]) -> str:
+    """The question :func:`ask_unsaved` asks, for one image or several."""
+    names = "\n".join(p.name for p in paths)
+    if len(paths) == 1:
+        return f"{names} has constraints that are not saved to a file.\n\nSave them before quitting?"
+    return f"These images have constraints that are not saved to a file:\n\n{names}\n\nSave them before quitting?"
+
+
 def ask_unsaved(parent, paths: list[Path]) -> str:
     """``"save"``, ``"discard"`` or ``"cancel"``."""
-    names = "\n".join(p.name for p in paths)
-    answer = QMessageBox.question(parent, "Unsaved constraints",
-                                  f"These images have constraints that are not saved to a file:\n\n{names}\n\n"
-                                  "Save them before quitting?",
+    answer = QMessageBox.question(parent, "Unsaved constraints", unsaved_text(paths),
                                   QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, QMessageBox.Save)
     return {QMessageBox.Save: "save", QMessageBox.Discard: "discard"}.get(answer, "cancel")
 

@@ -83,11 +83,14 @@ class SuggestionGhost(QObject):
             if a is None:
                 continue
             rgb = (255, 255, 255) if self._colors is None or j >= len(self._colors) else tuple(int(v) for v in self._colors[j])
-            line = pg.PlotCurveItem([c + 0.5, a[1] + 0.5], [r + 0.5, a[0] + 0.5],
-                                    pen=pg.mkPen((*rgb, 200), width=1.5, style=Qt.DotLine))
-            line.setZValue(29)
-            self.view.addItem(line, ignoreBounds=True)
-            self.lines.append(line)
+            xs, ys = [c + 0.5, a[1] + 0.5], [r + 0.5, a[0] + 0.5]
+            # a dark line under the segment's colour: seen also over a region of that colour
+            for pen, z in ((pg.mkPen((0, 0, 0, 150), width=3.5), 28.5),
+                           (pg.mkPen((*rgb, 230), width=1.5, style=Qt.DotLine), 29)):
+                line = pg.PlotCurveItem(xs, ys, pen=pen)
+                line.setZValue(z)
+                self.view.addItem(line, ignoreBounds=True)
+                self.lines.append(line)
 
     def hit(self, x: float, y: float, tolerance: float) -> bool:
         """Whether view point (x, y) is within ``tolerance`` (view units) of the shown point."""

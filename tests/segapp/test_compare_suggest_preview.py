@@ -29,6 +29,17 @@ def test_every_result_carries_a_suggestion_the_canvas_shows_and_g_hides(qtbot, w
     assert ghost.visible and len(ghost.ring.data) == 1
 
 
+def test_each_line_of_the_ghost_has_a_dark_outline(qtbot, window):
+    """A dotted line in a segment's colour vanishes over a region of that colour: each is drawn
+    over a dark line, as the strokes are."""
+    ghost = window.canvas.ghost
+    anchors = [a for a in ghost.suggestion[2] if a is not None]
+    assert len(ghost.lines) == 2 * len(anchors)
+    under, over = ghost.lines[0], ghost.lines[1]
+    assert under.opts["pen"].color().getRgb()[:3] == (0, 0, 0) and under.zValue() < over.zValue()
+    assert under.opts["pen"].widthF() > over.opts["pen"].widthF()
+
+
 def test_hovering_the_ring_says_what_it_is(qtbot, window):
     """A person who has not read the README learns what the orange ring is by pointing at it."""
     from segapp.gui.suggestion import RING_TIP

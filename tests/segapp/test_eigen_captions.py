@@ -102,3 +102,24 @@ def test_strokes_are_counted_from_one_in_the_order_drawn():
     assert [ordinal(i) for i in (0, 1, 2, 3, 10, 11, 12, 20, 21, 100, 110)] == \
         ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th"]
 
+
+
+def test_the_eigenvalue_plot_never_keeps_a_point_on_its_edge():
+    from segapp.gui.eigen_view import sticky_range
+
+    first = sticky_range(0.02, 0.06, None)
+    assert first[0] < 0.02 and first[1] > 0.06
+    assert sticky_range(0.025, 0.058, first) is None  # inside, well away from the edges: kept
+    edge = sticky_range(0.025, first[1] - 1e-6, first)  # the largest on the top edge: half outside
+    assert edge is not None and edge[1] > first[1] - 1e-6
+
+
+def test_the_quit_question_speaks_of_one_image_or_several():
+    from pathlib import Path
+
+    from segapp.gui.recovery import unsaved_text
+
+    one = unsaved_text([Path("/x/309004.jpg")])
+    assert one.startswith("309004.jpg has constraints") and "These images" not in one
+    two = unsaved_text([Path("/x/a.jpg"), Path("/x/b.jpg")])
+    assert two.startswith("These images have constraints") and "a.jpg\nb.jpg" in two
