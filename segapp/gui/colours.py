@@ -11,6 +11,7 @@ on the GUI thread; a few ms when a new node map first needs its node sizes).
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,6 +22,7 @@ from segapp.core.render import PALETTE  # noqa: F401 - re-exported: the window's
 
 # The palette lives in core.render (exports use it too); slots 0-8 are block labels 1-9.
 GRID = 96
+SIZES_KEPT = 10  # node maps whose node sizes are kept (the committed result's, a drag's previews', the compare view's tiles')
 # The human ground truth's outline: black, a colour no segment (palette slot) is drawn in.
 GROUND_TRUTH_OUTLINE = (0, 0, 0)
 ERROR_TEXT = "#b00020"  # status-bar errors and the autosave sign
@@ -69,7 +71,9 @@ class SegmentColours:
 
     def __init__(self):
         self._prev: np.ndarray | None = None  # (GRID, GRID) slot of each grid point
-        self._sizes: tuple | None = None  # (map key, working pixels per node)
+        # map key -> working pixels per node, the newest few; shared with the followers, so a
+        # preview's map (one per drag) is counted once, not once per preview
+        self._sizes: OrderedDict = OrderedDict()
 
     def reset(self) -> None:
         """A new image: nothing to stay consistent with."""
@@ -80,6 +84,7 @@ class SegmentColours:
         compare view's tiles in the canvas's colours); this one is left as it is."""
         fresh = SegmentColours()
         fresh._prev = self._prev
+        fresh._sizes = self._sizes
         return fresh
 
     def assign(self, result, blocks=()) -> SegmentInfo:
@@ -126,7 +131,12 @@ class SegmentColours:
 
     def _share(self, result, labels, k) -> np.ndarray:
         nm = result.node_map
-        if self._sizes is None or self._sizes[0] != nm.key:
-            self._sizes = (nm.key, np.bincount(nm.node_map.ravel(), minlength=len(labels)).astype(float))
-        per = np.bincount(labels, weights=self._sizes[1], minlength=k)[:k]
+        sizes = self._sizes.get(nm.key)
+        if sizes is None:
+            sizes = self._sizes[nm.key] = np.bincount(nm.node_map.ravel(), minlength=len(labels)).astype(float)
+            while len(self._sizes) > SIZES_KEPT:
+                self._sizes.popitem(last=False)
+        else:
+            self._sizes.move_to_end(nm.key)
+        per = np.bincount(labels, weights=sizes, minlength=k)[:k]
         return per / max(per.sum(), 1.0)

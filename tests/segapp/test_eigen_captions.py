@@ -123,3 +123,27 @@ def test_the_quit_question_speaks_of_one_image_or_several():
     assert one.startswith("309004.jpg has constraints") and "These images" not in one
     two = unsaved_text([Path("/x/a.jpg"), Path("/x/b.jpg")])
     assert two.startswith("These images have constraints") and "a.jpg\nb.jpg" in two
+
+
+def test_a_drags_previews_count_their_node_sizes_once(monkeypatch):
+    """Each preview is coloured by a fresh follower of the legend's matcher; the node sizes of
+    the previews' map (one per drag, large on a 12 MP photo) are counted once and shared."""
+    from types import SimpleNamespace as NS
+
+    from segapp.gui import colours
+
+    node_map = np.arange(12).reshape(3, 4)
+    committed = NS(node_map=NS(shape=(3, 4), factor=1, node_map=node_map, key="refined"),
+                   node_labels=np.array([0] * 6 + [1] * 6), n_segments=2)
+    preview = NS(node_map=NS(shape=(3, 4), factor=1, node_map=node_map, key="base"),
+                 node_labels=np.array([1] * 6 + [0] * 6), n_segments=2)
+    counted = []
+    real = np.bincount
+    monkeypatch.setattr(colours.np, "bincount", lambda x, *a, **k: (  # the node map's counts only
+        counted.append(len(x)) if np.max(x) == 11 else None) or real(x, *a, **k))
+    main = colours.SegmentColours()
+    main.assign(committed)
+    for _ in range(5):
+        info = main.follower().assign(preview)
+        assert info.share.tolist() == [0.5, 0.5]
+    assert counted == [12, 12]  # the committed map once, the previews' map once
