@@ -139,6 +139,7 @@ def health(labels: np.ndarray, target: np.ndarray, cons: Constraints, k: int) ->
     """``collapsed`` (1.0/0.0), ``blob_cannot`` (how many cannot-links are honoured only by
     a blob, module docstring) and ``n_cannot`` (how many cannot-links there are) of one
     result."""
+    from .metrics import small_cannot_links
     from .simulate import DONT_CARE
 
     n = labels.size
@@ -146,11 +147,7 @@ def health(labels: np.ndarray, target: np.ndarray, cons: Constraints, k: int) ->
     real = all((target[care] == g).mean() >= LARGE for g in range(k)) if care.any() else False
     sizes = np.bincount(labels.ravel(), minlength=k)[:max(k, int(labels.max()) + 1)] / n
     collapsed = float(real and (sizes[:k] < SMALL).any())
-    blobs = 0
-    for r1, c1, r2, c2, _w in cons.cannot_link:
-        a, b = labels[int(r1), int(c1)], labels[int(r2), int(c2)]
-        if real and a != b and min(sizes[a], sizes[b]) < SMALL:
-            blobs += 1
+    blobs = len(small_cannot_links(cons, lambda r, c: labels[int(r), int(c)], sizes, SMALL)) if real else 0
     return {"collapsed": collapsed, "blob_cannot": blobs, "n_cannot": len(cons.cannot_link)}
 
 
