@@ -7,9 +7,11 @@ propagation) depend on the graph alone. Each :class:`~core.graph.representation.
 carries a :class:`GraphCache` for them, keyed by everything they depend on (the graph
 parameters and the method's own), so a cached result is the one a cold call computes.
 
-One entry depends on the strokes: gp-propagation's last propagated kernel ``K_bar``, which
+Three entries depend on the strokes: gp-propagation's last propagated kernel ``K_bar``, which
 the next stroke updates with its own links only
-(:func:`~core.methods.gp_propagation.posterior`). It equals the cold kernel to rounding
+(:func:`~core.methods.gp_propagation.posterior`), and csp's ``U_1^T Q_bar U_1`` and e2cp's
+propagated constraints ``F*``, which the next stroke updates with the rows it changed
+(:func:`~core.spectral.sandwich.sandwich`). Each equals the cold result to rounding
 (about 1e-14), not bit for bit: where the graph falls apart into more components than
 segments, the eigenvectors of that repeated eigenvalue, and the labels read from them, are
 any basis rounding picks, cold or warm.

@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
+import scipy.sparse.linalg as sla
 
 from ..graph.cache import memo
 from ..errors import ConvergenceError, ConvergenceWarning, ParameterError
@@ -160,7 +161,7 @@ def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int, cache=None):
     """
     g = memo(cache, ("csp-graph",), lambda: graph_part(A))
     n, vol, isq, Lbar, z = A.shape[0], g["vol"], g["isq"], g["Lbar"], g["z"]
-    Qbar, T, eig_T, lam_max, n_constraints = _normalised_constraints(Q, isq, n)
+    Qbar, T, top, high_rank, lam_max, n_constraints = _normalised_constraints(Q, isq, n)
     if beta is None:
         beta = default_beta(lam_max, vol, n_constraints, n)
     _check_beta(beta, lam_max, vol)
@@ -182,14 +183,16 @@ def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int, cache=None):
         y = y - z[:, None] * (z @ y)
         return y - Pbz[:, None] * ((Pbz @ x) / zBz)
 
-    n_pos = int(np.sum(eig_T > c)) if Q is not None else n - 1
+    # Q_bar's eigenvalues above c; only the largest is known on a long session's many nodes,
+    # where the dense solve takes n_vectors + 4 pairs and keeps the feasible ones
+    n_pos = int(np.sum(top > c)) if Q is not None and len(top) == len(T) else n - 1
     # The feasible vectors are those of largest mu; ARPACK's count, kept by the other solvers:
     # the feasible count (known from the small Q_bar block, plus one for the inertia the
     # trivial direction can shift), at most n_vectors + 4.
     k = int(min(n - 1, min(n_pos, n_vectors + 3) + 1))
     if Q is None:
         mu, W, n_feasible = _by_spectrum(g, cache, c, k)
-    elif np.sum(np.abs(eig_T) > 1e-12 * np.abs(eig_T).max()) <= ROOTS_MAX_RANK:  # Q_bar's rank
+    elif not high_rank:  # Q_bar's rank at most ROOTS_MAX_RANK
         mu, W, n_feasible = _by_roots(g, cache, Qbar, T, c, zBz, k)
     elif n <= CONGRUENCE_MAX_NODES:
         mu, W, n_feasible = _by_congruence(g, cache, Qbar, T, Bz, zBz, c, k)
@@ -245,22 +248,70 @@ def _pencil_residual(Bs, Mmat: np.ndarray, mu: np.ndarray, W: np.ndarray) -> flo
 
 
 def _normalised_constraints(Q, isq: np.ndarray, n: int):
-    """``Q_bar = D^-1/2 Q D^-1/2`` (eq. 15), the nodes it touches ``T``, its eigenvalues
-    on them, its largest eigenvalue and the constraint count of eq. 17; ``Q = None`` is the
+    """``Q_bar = D^-1/2 Q D^-1/2`` (eq. 15), the nodes it touches ``T``, its largest
+    eigenvalues on them and whether its rank is high (:func:`constraint_spectrum`), its
+    largest eigenvalue and the constraint count of eq. 17; ``Q = None`` is the
     unconstrained case ``Q_bar = I`` (sec. 3.1)."""
     if Q is None:
-        return sp.identity(n, format="csr"), None, np.ones(n), 1.0, n
+        return sp.identity(n, format="csr"), None, np.ones(n), True, 1.0, n
     Dm = sp.diags(isq)
     Qbar = (Dm @ Q @ Dm).tocsr()
     T = np.unique(Qbar.nonzero()[0])
     if len(T) == 0:
         raise ParameterError("csp: the constraint matrix Q is empty")
-    eig_T = np.linalg.eigvalsh(Qbar[T][:, T].toarray())
-    lam_max = float(eig_T[-1])
+    top, high_rank = constraint_spectrum(Qbar[T][:, T])
+    lam_max = float(top[0])
     if lam_max <= 0:
         raise ParameterError("csp: the constraint matrix has no positive eigenvalue, so no beta "
                              "gives a feasible solution (sec. 3.3)")
-    return Qbar, T, eig_T, lam_max, int(Q.nnz)
+    return Qbar, T, top, high_rank, lam_max, int(Q.nnz)
+
+
+DENSE_SPECTRUM_MAX = 200  # Q_bar touching at most this many nodes: all its eigenvalues, densely
+
+
+def constraint_spectrum(Q_TT) -> tuple[np.ndarray, bool]:
+    """What Algorithm 1 needs of ``Q_bar``'s spectrum on the nodes ``T`` it touches: its
+    eigenvalues, descending (``lambda_max`` for eq. 17, and those above ``beta / vol``,
+    which bound the feasible count), and whether its rank exceeds :data:`ROOTS_MAX_RANK`
+    (the choice between the secular and the dense solver, which solve the same equations).
+
+    On at most :data:`DENSE_SPECTRUM_MAX` nodes all eigenvalues, by LAPACK, and the rank
+    from them (``|eigenvalue| > 1e-12`` of the largest). On more (a long session: 558
+    nodes after 100 strokes on 100075.jpg, where the dense spectrum took 13 ms) only
+    ``lambda_max``, by ARPACK (Lanczos to machine precision from a fixed start vector;
+    LAPACK where it does not converge), and the rank test on ``Q_TT Omega`` with ``Omega`` a
+    fixed Gaussian matrix of ``ROOTS_MAX_RANK + 1`` columns: its smallest singular value is
+    zero (to rounding) exactly when the rank is at most ``ROOTS_MAX_RANK``, with
+    probability one over ``Omega``. The test only picks a solver; either is exact.
+
+    Parameters
+    ----------
+    Q_TT : sparse matrix, shape (t, t)
+        Symmetric.
+
+    Returns
+    -------
+    top : ndarray, shape (t,) or (1,)
+        Eigenvalues, descending: all of them, or ``lambda_max`` alone on more than
+        :data:`DENSE_SPECTRUM_MAX` nodes.
+    high_rank : bool
+    """
+    t = Q_TT.shape[0]
+    if t <= DENSE_SPECTRUM_MAX:
+        eig = np.linalg.eigvalsh(Q_TT.toarray())[::-1]
+        return eig, bool(np.sum(np.abs(eig) > 1e-12 * np.abs(eig).max()) > ROOTS_MAX_RANK)
+    try:
+        top = sla.eigsh(Q_TT, k=1, which="LA", v0=np.ones(t), tol=0, return_eigenvectors=False)
+    except sla.ArpackNoConvergence:
+        top = np.linalg.eigvalsh(Q_TT.toarray())[-1:]
+    if ROOTS_MAX_RANK < 0:
+        high_rank = True
+    else:
+        Y = Q_TT @ np.random.RandomState(0).standard_normal((t, ROOTS_MAX_RANK + 1))
+        sv = np.linalg.svd(Y, compute_uv=False)
+        high_rank = bool(sv[-1] > 1e-10 * sv[0])
+    return top, high_rank
 
 
 def _check_beta(beta: float, lam_max: float, vol: float) -> None:

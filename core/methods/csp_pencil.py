@@ -13,6 +13,7 @@ from .._threads import one_blas_thread
 from ..errors import ConvergenceError
 from ..graph.cache import memo
 from ..spectral import top_eigh
+from ..spectral.sandwich import new_holder, sandwich
 
 def _cholesky(M: np.ndarray):
     try:
@@ -145,15 +146,15 @@ def _by_congruence(g, cache, Qbar, T, Bz, zBz, c, k):
 
     since ``U_1^T P = U_1^T`` (``P = I - z z^T``) turns ``B_s`` into
     ``U_1^T B U_1 - b b^T / z^T B z``. ``U_1^T Q_bar U_1`` reads only the rows ``T`` that
-    ``Q_bar`` touches. Exact like the other solvers; the returned ``w`` are
+    ``Q_bar`` touches, and in a session only those the stroke changed
+    (:func:`core.spectral.sandwich.sandwich`, kept per graph under ``csp-projected``). Exact like the other solvers; the returned ``w`` are
     ``(L_bar + z z^T)``-orthonormal, as ARPACK's.
     """
     lam, U = memo(cache, ("csp-spectrum",), lambda: spectrum(g))
     U1, lam1 = U[:, :-1], lam[:-1]
-    UT = U1[T]
     s = 1.0 / np.sqrt(lam1)
     b = U1.T @ Bz
-    C = UT.T @ (Qbar[T][:, T] @ UT)
+    C = sandwich(U.T[:-1], Qbar, memo(cache, ("csp-projected",), new_holder) if cache is not None else None).copy()
     C -= np.outer(b, b / zBz)
     C[np.diag_indices_from(C)] -= c
     C *= s[:, None]

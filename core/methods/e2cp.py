@@ -10,6 +10,7 @@ from ..graph.affinity import knn_graph
 from ..graph.cache import memo
 from ..params import MethodSpec, ParamSpec
 from ..spectral import SpectralResult, njw, normalize
+from ..spectral.sandwich import new_holder, sandwich
 
 PARAMS = (
     ParamSpec("n_neighbors", int, 20, "k of the k-NN graph W of step (1) (the paper used 20).",
@@ -54,13 +55,15 @@ def propagation_lu(Lt: sp.spmatrix, alpha: float):
     return sla.splu((sp.identity(n, format="csc") - alpha * Lt).tocsc())
 
 
-def propagate(Lt: sp.spmatrix, Z: sp.spmatrix, alpha: float, inverse=None) -> np.ndarray:
+def propagate(Lt: sp.spmatrix, Z: sp.spmatrix, alpha: float, inverse=None, last=None) -> np.ndarray:
     """Closed form eq. 3: ``F* = (1-a)^2 (I - a L~)^-1 Z (I - a L~)^-1``.
 
     ``Z`` is non-zero only on the ``s`` constrained nodes ``S``, so with
     ``G = (I - a L~)^-1[:, S]`` (``s`` sparse solves, or columns of ``inverse``)
     ``F* = (1-a)^2 G Z[S, S] G^T``. ``inverse``: ``(I - a L~)^-1`` (dense), when the caller
-    keeps it (:func:`graph_part`).
+    keeps it (:func:`graph_part`); with it, ``last`` (a holder kept per graph) updates the
+    product from the last call's with the rows of ``Z`` a stroke changed
+    (:func:`core.spectral.sandwich.sandwich`; equal to the fresh product to rounding).
     """
     n = Lt.shape[0]
     S = np.unique(Z.nonzero()[0])
@@ -70,10 +73,9 @@ def propagate(Lt: sp.spmatrix, Z: sp.spmatrix, alpha: float, inverse=None) -> np
         E = np.zeros((n, len(S)))
         E[S, np.arange(len(S))] = 1.0
         G = propagation_lu(Lt, alpha).solve(E)
+        F = (1.0 - alpha) ** 2 * (G @ Z[S][:, S].toarray() @ G.T)
     else:
-        G = inverse[:, S]
-    Zs = Z[S][:, S].toarray()
-    F = (1.0 - alpha) ** 2 * (G @ Zs @ G.T)
+        F = (1.0 - alpha) ** 2 * sandwich(inverse, Z, last)
     return (F + F.T) / 2.0
 
 
@@ -134,7 +136,8 @@ def fit(K: np.ndarray, nc, n_clusters: int, rng, features=None, cache=None, *, n
     W, Lt, inverse = memo(cache, ("e2cp-graph", int(n_neighbors), float(alpha)),
                           lambda: graph_part(K, n_neighbors, alpha))
     Z = constraint_matrix_z(nc)
-    F = propagate(Lt, Z, alpha, inverse)
+    last = None if cache is None else memo(cache, ("e2cp-propagated", int(n_neighbors), float(alpha)), new_holder)
+    F = propagate(Lt, Z, alpha, inverse, last)
     Wt = reweight(W, F)
     return njw(Wt, n_clusters, rng, what="k-NN graph")
 

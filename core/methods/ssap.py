@@ -83,15 +83,22 @@ def gaussian_update(S, links, sign, step, labels, ex, gaps):
     ``G(a, b) = exp(-a^2/sigma_i^2 - b^2/sigma_j^2)``. ``gaps`` holds each violated link's
     ``alpha_ij`` for this round (see :func:`fit`: they share a bounded budget, as the paper's
     ``||alpha||_p <= const`` asks). All links are applied at once as
-    ``(G_i diag(alpha) G_j^T + G_j diag(alpha) G_i^T) / 2``.
+    ``(G_i diag(alpha) G_j^T + G_j diag(alpha) G_i^T) / 2``, with the links gathered by
+    their end nodes: ``G_i diag(alpha) G_j^T = G_I W G_J^T``, ``I`` and ``J`` the distinct
+    first and second ends and ``W[a, b]`` the summed ``alpha`` of the links from ``I[a]`` to
+    ``J[b]`` (the same sum; a stroke's two neighbourhoods give many links among few nodes:
+    after 100 strokes on 100075.jpg 636 links between 104 and 111 nodes, 4.7 -> 1.9 ms).
     """
     if len(links) == 0:
         return S
     sig = _sigma(S, labels, ex)
-    i, j = links[:, 0], links[:, 1]
-    Gi = np.exp(-(S[:, i] / sig[i]) ** 2)
-    Gj = np.exp(-(S[:, j] / sig[j]) ** 2)
-    upd = (Gi * (step * np.asarray(gaps, float))) @ Gj.T
+    I, a = np.unique(links[:, 0], return_inverse=True)
+    J, b = np.unique(links[:, 1], return_inverse=True)
+    W = np.zeros((len(I), len(J)))
+    np.add.at(W, (a, b), step * np.asarray(gaps, float))
+    GI = np.exp(-(S[:, I] / sig[I]) ** 2)
+    GJ = np.exp(-(S[:, J] / sig[J]) ** 2)
+    upd = (GI @ W) @ GJ.T
     S += sign * (upd + upd.T) / 2.0
     return S
 

@@ -41,8 +41,9 @@ def _segment(image, cons, method, k):
 @pytest.mark.parametrize("k", [2, 3])
 def test_a_cached_result_is_the_cold_one(method, k):
     img = _image()
-    if method == "gp-propagation":
+    if method in ("gp-propagation", "e2cp"):
         # its K_bar is the last one updated with each stroke's links (gp_propagation.posterior),
+        # e2cp's F* the last one updated with the rows a stroke changed (spectral.sandwich),
         # the cold one to rounding (1e-14): on a graph of regions with no affinity between
         # them (this image at full contrast) the spectrum is 0 several times over, any basis
         # of that space is the eigenvectors and rounding picks one; at half contrast the

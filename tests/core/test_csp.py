@@ -259,8 +259,10 @@ def _high_rank_q(A, rng):
     pairs = pairs[pairs[:, 0] != pairs[:, 1]]
     Q = csp.constraint_matrix(NC.from_pairs(n, [tuple(map(int, p)) for p in pairs[:80]],
                                             [tuple(map(int, p)) for p in pairs[80:]]))
-    eig_T = csp._normalised_constraints(Q, 1 / np.sqrt(A.sum(1)), n)[2]
+    Qbar, T, _, high_rank = csp._normalised_constraints(Q, 1 / np.sqrt(A.sum(1)), n)[:4]
+    eig_T = np.linalg.eigvalsh(Qbar[T][:, T].toarray())
     assert np.sum(np.abs(eig_T) > 1e-12 * np.abs(eig_T).max()) > csp.ROOTS_MAX_RANK
+    assert high_rank
     return Q
 
 
@@ -344,6 +346,60 @@ def test_congruence_solver_on_a_nearly_disconnected_graph(rng, monkeypatch):
     dense = _solve_by("congruence", A, Q, 4, monkeypatch)
     assert dense["u"].shape[1] == 4 and (dense["lam"] > 0).all()
     assert _residual(A, Q, dense) < 1e-6
+
+
+def _session_qs(A, rng):
+    """A long session's constraint matrices: links drawn one at a time among random nodes
+    (touching more than DENSE_SPECTRUM_MAX nodes, of rank above ROOTS_MAX_RANK), then two
+    undone, then a different set: what the window sends stroke after stroke."""
+    n = A.shape[0]
+    pairs = rng.choice(n, size=(260, 2))
+    pairs = [tuple(map(int, p)) for p in pairs if p[0] != p[1]]
+    def q(links):
+        half = len(links) * 2 // 3
+        return csp.constraint_matrix(NC.from_pairs(n, links[:half], links[half:]))
+    grown = [q(pairs[:m]) for m in range(200, 211)]
+    return grown + [grown[-3], q(pairs[::-1][:205])]
+
+
+def test_a_long_sessions_dense_solve_updated_stroke_by_stroke_equals_a_fresh_one(rng, monkeypatch):
+    """The dense solve's ``U_1^T Q_bar U_1`` kept per graph and updated with the rows a
+    stroke changed (csp_pencil.projected_constraints) gives, stroke after stroke and after
+    an undo, the eigenpairs of a fresh solve (no cache) to rounding; and the update is
+    what ran (not a fresh product each time)."""
+    from segapp.core.graph.cache import GraphCache
+
+    A, _ = _links_graph(rng)
+    qs = _session_qs(A, rng)
+    cache = GraphCache()
+    monkeypatch.setattr(csp, "_by_arpack", lambda *a: pytest.fail("ARPACK called on a small graph"))
+    updates = []
+    for Q in qs:
+        warm = csp.solve_csp(A, Q, None, 4, cache=cache)
+        updates.append(cache.get(("csp-projected",), dict)["was"][2])
+        cold = csp.solve_csp(A, Q, None, 4)
+        Qbar, T, top, high_rank = csp._normalised_constraints(Q, 1 / np.sqrt(A.sum(1)), A.shape[0])[:4]
+        assert len(T) > csp.DENSE_SPECTRUM_MAX and top.shape == (1,) and high_rank  # Lanczos, sketch, dense solve
+        _same_solutions(warm, cold, rtol=1e-10)
+        assert np.abs(warm["u"] - cold["u"]).max() < 1e-8 * np.abs(cold["u"]).max()
+    assert updates[:11] == list(range(11))  # the first formed afresh, then ten updates
+    assert updates[11] == 11  # the undo: two strokes' rows changed back
+    assert updates[12] == 0  # another stroke set: formed afresh
+
+
+def test_the_constraint_spectrum_on_many_nodes_matches_lapack(rng):
+    """On more than DENSE_SPECTRUM_MAX nodes ``lambda_max`` comes from Lanczos and the rank
+    test from a random sketch: the same ``lambda_max`` as LAPACK's, and the same choice of
+    solver on both sides of ROOTS_MAX_RANK."""
+    t = csp.DENSE_SPECTRUM_MAX + 100
+    for rank in (csp.ROOTS_MAX_RANK - 4, csp.ROOTS_MAX_RANK, csp.ROOTS_MAX_RANK + 1, 3 * csp.ROOTS_MAX_RANK):
+        F = sp.random(t, rank, density=0.05, random_state=rng, data_rvs=rng.standard_normal).toarray()
+        F[np.arange(rank) % t, np.arange(rank)] += 1.0  # full column rank
+        M = F @ np.diag(np.where(np.arange(rank) % 3, 1.0, -0.5)) @ F.T
+        eig = np.linalg.eigvalsh(M)
+        top, high = csp.constraint_spectrum(sp.csr_matrix(M))
+        assert top.shape == (1,) and top[0] == pytest.approx(eig[-1], rel=1e-12)
+        assert high == (np.sum(np.abs(eig) > 1e-12 * np.abs(eig).max()) > csp.ROOTS_MAX_RANK) == (rank > csp.ROOTS_MAX_RANK)
 
 
 def test_secular_solver_keeps_coinciding_roots_apart():

@@ -257,3 +257,27 @@ def test_a_warm_started_fit_kept_per_graph_is_the_cold_one(k):
         np.testing.assert_array_equal(kept.labels, cold.labels)
         assert kept.info == cold.info
     assert dict(cache.parent.builds) == built
+
+
+def test_the_gaussian_update_is_eq_3_4_summed_link_by_link(rng):
+    """Eq. 3-4 (Method 1), written out for each link: ``s(y, z) += sign alpha (G(s(y, x_i),
+    s(z, x_j)) + G(s(z, x_i), s(y, x_j))) / 2`` with ``G(a, b) = exp(-a^2/sigma_i^2 -
+    b^2/sigma_j^2)``. The update gathers links that share end nodes (as a stroke's two
+    neighbourhoods give them, with repeats); it must equal the link-by-link sum."""
+    n = 30
+    X = rng.randn(n, 3)
+    S0 = -((X[:, None] - X[None]) ** 2).sum(-1)
+    labels = rng.randint(0, 3, n)
+    ex = np.array([np.flatnonzero(labels == c)[0] for c in range(3)])
+    links = np.concatenate([np.stack(np.meshgrid([1, 2, 3], [7, 8]), -1).reshape(-1, 2), [[1, 7], [4, 9], [9, 4]]])
+    gaps = rng.rand(len(links))
+    for sign in (+1.0, -1.0):
+        sig = ssap._sigma(S0, labels, ex)
+        want = S0.copy()
+        for (i, j), g in zip(links, gaps):
+            Gyz = np.exp(-(S0[:, i, None] / sig[i]) ** 2 - (S0[None, :, j] / sig[j]) ** 2)
+            Gzy = np.exp(-(S0[None, :, i] / sig[i]) ** 2 - (S0[:, j, None] / sig[j]) ** 2)
+            want += sign * 0.7 * g * (Gyz + Gzy) / 2.0
+        got = ssap.gaussian_update(S0.copy(), links, sign, 0.7, labels, ex, gaps)
+        assert np.allclose(got, want, rtol=1e-12, atol=1e-12)
+        assert not np.allclose(got, S0)
