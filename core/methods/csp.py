@@ -161,7 +161,9 @@ def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int, cache=None):
     """
     g = memo(cache, ("csp-graph",), lambda: graph_part(A))
     n, vol, isq, Lbar, z = A.shape[0], g["vol"], g["isq"], g["Lbar"], g["z"]
-    Qbar, T, top, high_rank, lam_max, n_constraints = _normalised_constraints(Q, isq, n)
+    # ARPACK (graphs above CONGRUENCE_MAX_NODES) needs the exact count of Q_bar's eigenvalues
+    # above c: asked for more pairs than are feasible it resolves the packed infeasible ones
+    Qbar, T, top, high_rank, lam_max, n_constraints = _normalised_constraints(Q, isq, n, n > CONGRUENCE_MAX_NODES)
     if beta is None:
         beta = default_beta(lam_max, vol, n_constraints, n)
     _check_beta(beta, lam_max, vol)
@@ -183,8 +185,9 @@ def solve_csp(A: np.ndarray, Q, beta: float | None, n_vectors: int, cache=None):
         y = y - z[:, None] * (z @ y)
         return y - Pbz[:, None] * ((Pbz @ x) / zBz)
 
-    # Q_bar's eigenvalues above c; only the largest is known on a long session's many nodes,
-    # where the dense solve takes n_vectors + 4 pairs and keeps the feasible ones
+    # Q_bar's eigenvalues above c; only the largest is known on a long session's many nodes
+    # of a graph the dense solve takes (n_vectors + 4 pairs computed, the feasible ones kept;
+    # the secular solver counts its roots itself)
     n_pos = int(np.sum(top > c)) if Q is not None and len(top) == len(T) else n - 1
     # The feasible vectors are those of largest mu; ARPACK's count, kept by the other solvers:
     # the feasible count (known from the small Q_bar block, plus one for the inertia the
@@ -247,11 +250,12 @@ def _pencil_residual(Bs, Mmat: np.ndarray, mu: np.ndarray, W: np.ndarray) -> flo
     return float((np.linalg.norm(BW - MW * mu, axis=0) / np.maximum(scale, 1e-300)).max())
 
 
-def _normalised_constraints(Q, isq: np.ndarray, n: int):
+def _normalised_constraints(Q, isq: np.ndarray, n: int, every: bool = False):
     """``Q_bar = D^-1/2 Q D^-1/2`` (eq. 15), the nodes it touches ``T``, its largest
     eigenvalues on them and whether its rank is high (:func:`constraint_spectrum`), its
     largest eigenvalue and the constraint count of eq. 17; ``Q = None`` is the
-    unconstrained case ``Q_bar = I`` (sec. 3.1)."""
+    unconstrained case ``Q_bar = I`` (sec. 3.1). ``every``: all eigenvalues, however many
+    nodes."""
     if Q is None:
         return sp.identity(n, format="csr"), None, np.ones(n), True, 1.0, n
     Dm = sp.diags(isq)
@@ -259,7 +263,7 @@ def _normalised_constraints(Q, isq: np.ndarray, n: int):
     T = np.unique(Qbar.nonzero()[0])
     if len(T) == 0:
         raise ParameterError("csp: the constraint matrix Q is empty")
-    top, high_rank = constraint_spectrum(Qbar[T][:, T])
+    top, high_rank = constraint_spectrum(Qbar[T][:, T], every)
     lam_max = float(top[0])
     if lam_max <= 0:
         raise ParameterError("csp: the constraint matrix has no positive eigenvalue, so no beta "
@@ -270,25 +274,31 @@ def _normalised_constraints(Q, isq: np.ndarray, n: int):
 DENSE_SPECTRUM_MAX = 200  # Q_bar touching at most this many nodes: all its eigenvalues, densely
 
 
-def constraint_spectrum(Q_TT) -> tuple[np.ndarray, bool]:
+def constraint_spectrum(Q_TT, every: bool = False) -> tuple[np.ndarray, bool]:
     """What Algorithm 1 needs of ``Q_bar``'s spectrum on the nodes ``T`` it touches: its
     eigenvalues, descending (``lambda_max`` for eq. 17, and those above ``beta / vol``,
     which bound the feasible count), and whether its rank exceeds :data:`ROOTS_MAX_RANK`
     (the choice between the secular and the dense solver, which solve the same equations).
 
-    On at most :data:`DENSE_SPECTRUM_MAX` nodes all eigenvalues, by LAPACK, and the rank
-    from them (``|eigenvalue| > 1e-12`` of the largest). On more (a long session: 558
-    nodes after 100 strokes on 100075.jpg, where the dense spectrum took 13 ms) only
-    ``lambda_max``, by ARPACK (Lanczos to machine precision from a fixed start vector;
-    LAPACK where it does not converge), and the rank test on ``Q_TT Omega`` with ``Omega`` a
-    fixed Gaussian matrix of ``ROOTS_MAX_RANK + 1`` columns: its smallest singular value is
-    zero (to rounding) exactly when the rank is at most ``ROOTS_MAX_RANK``, with
-    probability one over ``Omega``. The test only picks a solver; either is exact.
+    On at most :data:`DENSE_SPECTRUM_MAX` nodes, or with ``every``, all eigenvalues, by
+    LAPACK, and the rank from them (``|eigenvalue| > 1e-12`` of the largest). On more (a
+    long session: 558 nodes after 100 strokes on 100075.jpg, where the dense spectrum took
+    13 ms) only ``lambda_max``, by ARPACK (Lanczos to machine precision from a fixed random
+    start vector, which no block of ``Q_TT`` is orthogonal to; LAPACK where ARPACK fails),
+    and the rank test on ``Q_TT Omega`` with ``Omega`` a fixed Gaussian matrix of
+    ``ROOTS_MAX_RANK + 1`` columns: its smallest singular value is zero (to rounding)
+    exactly when the rank is at most ``ROOTS_MAX_RANK``, with probability one over
+    ``Omega``. The test only picks a solver, either of which is exact; its cut-off (1e-10
+    of the largest singular value) is not the dense path's (1e-12 of the largest
+    eigenvalue), which only matters for a rank held up by eigenvalues between the two.
 
     Parameters
     ----------
     Q_TT : sparse matrix, shape (t, t)
         Symmetric.
+    every : bool
+        All eigenvalues, however large ``t`` (ARPACK's solver needs their count above
+        ``beta / vol``).
 
     Returns
     -------
@@ -298,12 +308,13 @@ def constraint_spectrum(Q_TT) -> tuple[np.ndarray, bool]:
     high_rank : bool
     """
     t = Q_TT.shape[0]
-    if t <= DENSE_SPECTRUM_MAX:
+    if t <= DENSE_SPECTRUM_MAX or every:
         eig = np.linalg.eigvalsh(Q_TT.toarray())[::-1]
         return eig, bool(np.sum(np.abs(eig) > 1e-12 * np.abs(eig).max()) > ROOTS_MAX_RANK)
     try:
-        top = sla.eigsh(Q_TT, k=1, which="LA", v0=np.ones(t), tol=0, return_eigenvectors=False)
-    except sla.ArpackNoConvergence:
+        top = sla.eigsh(Q_TT, k=1, which="LA", v0=np.random.RandomState(0).uniform(0.5, 1.5, t), tol=0,
+                        return_eigenvectors=False)
+    except sla.ArpackError:  # no convergence among them
         top = np.linalg.eigvalsh(Q_TT.toarray())[-1:]
     if ROOTS_MAX_RANK < 0:
         high_rank = True

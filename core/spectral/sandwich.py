@@ -38,9 +38,11 @@ def sandwich(B: np.ndarray, M, last: dict | None = None) -> np.ndarray:
         Symmetric.
     last : dict, optional
         :func:`new_holder`'s holder. With it the product is updated from the last call's
-        where at most :data:`MAX_CHANGED` of the nodes changed rows and fewer than
-        :data:`REFRESH` updates ran in a row, and the call's ``M`` and product are kept
-        (``last['was'][2]`` counts the updates in a row, 0 for a fresh product).
+        where at most :data:`MAX_CHANGED` of the nodes changed rows, fewer than ``M`` has
+        (an undo down to a few links is formed afresh, cheaper), and fewer than
+        :data:`REFRESH` updates ran in a row; the call's ``M`` and product are kept
+        (``last['was'][2]`` counts the updates in a row, 0 for a fresh product), and so is
+        the array ``B`` views, to know it again (it stays alive while the holder does).
         ``None``: formed afresh.
 
     Returns
@@ -65,7 +67,7 @@ def sandwich(B: np.ndarray, M, last: dict | None = None) -> np.ndarray:
         D = (M - was[0]).tocsr()
         D.eliminate_zeros()
         R = np.unique(D.nonzero()[0])
-        if len(R) <= MAX_CHANGED * M.shape[0]:
+        if len(R) <= MAX_CHANGED * M.shape[0] and len(R) < np.count_nonzero(np.diff(M.indptr)):
             BR = B[:, R]
             P, updates = was[1] + BR @ (D[R][:, R] @ BR.T), was[2] + 1
     if P is None:
