@@ -55,7 +55,8 @@ class Segmentation:
         Method diagnostics (csp: n_feasible, lambda_max, constraint_satisfaction; ssap:
         preference, rounds, n_violated) and the constraint step's (``overruled``,
         ``overruled_nodes``, ``unreached_from``, ``kept_screen``, ``kept_unrefined``,
-        ``connected_must_links``: :func:`core.constraint_step.stage.apply_step`), and
+        ``kept_healthy``, ``one_call_healthy``, ``connected_must_links``:
+        :func:`core.constraint_step.stage.apply_step`), and
         ``small_cannot_links``: ``(index, share)`` of each cannot-link kept apart only by a
         segment under 3% of the image (:func:`core.eval.metrics.small_cannot_links`; absent
         where there is none).
@@ -206,7 +207,9 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
         call before, with the same settings, an edit that only adds must-links that result
         already honours keeps it unless the new labels cut the image better
         (``rounding_keep_screen``, :func:`adds_must_links_only`; whatever
-        ``rounding_stability`` is). Segment numbers outside
+        ``rounding_stability`` is); an edit that only adds strokes that result honours keeps it
+        where the new labels would leave a segment no stroke reached under 3% of the image
+        (``rounding_keep_healthy``, :func:`adds_strokes_only`). Segment numbers outside
         ``0 .. n_segments - 1`` are ignored. Used only where the constrained rounding runs:
         with at least one constraint, ``rounding='constrained'``, a method other than ncut
         and ``rounding_stability > 0``; ``None``: every call stands alone (so a result then
@@ -257,6 +260,7 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
         if rep_p["rounding"] == "constrained" and spec.name != "ncut":
             step, out = _step_input(rep, constraints, nc, K, G, previous, img.shape[:2], rep_p, n_segments)
             step = replace(step, keep_screen=rep_p["rounding_keep_screen"] and adds_must_links_only(
+                previous, constraints, asked), keep_healthy=rep_p["rounding_keep_healthy"] and adds_strokes_only(
                 previous, constraints, asked))
         if step is not None:
             step = replace(step, unconstrained=unconstrained_result(
@@ -420,15 +424,49 @@ def adds_must_links_only(previous, constraints: Constraints, asked: dict) -> boo
         changed, a stroke moved, removed or of another kind: False (the labels are
         recomputed).
     """
+    return _adds_to_screen(previous, constraints, asked, cannot_links=False)
+
+
+def adds_strokes_only(previous, constraints: Constraints, asked: dict) -> bool:
+    """Whether this edit only adds strokes (must-links, cannot-links or both) to the result on
+    screen, and that result already honours every constraint at pixel level
+    (``rounding_keep_healthy``).
+
+    Parameters
+    ----------
+    previous : Segmentation, ndarray or None
+        As :func:`adds_must_links_only`.
+    constraints : Constraints
+    asked : dict
+
+    Returns
+    -------
+    bool
+        True when ``previous`` was computed with the same settings, its must-links and its
+        cannot-links are this call's first ones, there is at least one stroke more now, its
+        blocks are this call's, and its pixels honour every one of this call's constraints.
+    """
+    return _adds_to_screen(previous, constraints, asked, cannot_links=True)
+
+
+def _adds_to_screen(previous, constraints: Constraints, asked: dict, cannot_links: bool) -> bool:
+    """The test of :func:`adds_must_links_only` (``cannot_links`` False) and
+    :func:`adds_strokes_only` (True)."""
     if not isinstance(previous, Segmentation) or previous.constraints is None or previous.representation is None \
             or previous.asked.keys() != asked.keys():
         return False
     if not all(_same_value(previous.asked[k], v) for k, v in asked.items()):
         return False
     had = previous.constraints
-    n = len(had.must_link)
-    if not (n < len(constraints.must_link) and constraints.must_link[:n] == had.must_link
-            and constraints.cannot_link == had.cannot_link and constraints.blocks == had.blocks):
+    n, m = len(had.must_link), len(had.cannot_link)
+    same_must = constraints.must_link[:n] == had.must_link
+    if cannot_links:
+        added = len(constraints.must_link) + len(constraints.cannot_link) > n + m
+        same_cannot = constraints.cannot_link[:m] == had.cannot_link
+    else:
+        added = n < len(constraints.must_link)
+        same_cannot = constraints.cannot_link == had.cannot_link
+    if not (added and same_must and same_cannot and constraints.blocks == had.blocks):
         return False
     rep, lab = previous.representation, np.asarray(previous.node_labels)  # its refined parts: pixel-exact
     said = honoured(constraints, lambda r, c: lab[rep.node_at(r, c)], lambda block: lab[rep.nodes_of_block(block)])

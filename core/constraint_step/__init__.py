@@ -110,6 +110,12 @@ around them), that result without strokes.
    :data:`~.params.KEEP_SCREEN_MARGIN`): a must-link drawn inside a region the screen
    already shows as one segment does not redraw the image elsewhere. Both cuts are of
    node-level labels: the screen's as its own step left it, before its pixel refinement.
+   An edit that adds must-links, cannot-links or both to a result on screen that honours
+   every one of them and has no sliver (``rounding_keep_healthy``,
+   :func:`~.stage.healthy_screen_kept`) keeps it where the new labels would leave a segment
+   under 3% of the image that no stroke holds (:func:`~.stage.unheld_sliver`), unless the
+   same strokes in one call give labels without one that cut the image graph better
+   (:func:`~.stage.healthy_one_call`), which are then shown: no lock-in.
 
 Chosen by the simulated-user benchmark on the train split (``bench/tune.py``,
 ``bench/results/tuning.md``).

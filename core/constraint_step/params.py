@@ -73,6 +73,15 @@ ROUNDING_PARAMS = (
               f"graph better (normalised cut lower by more than {KEEP_SCREEN_MARGIN:g}), so a must-link drawn "
               "inside a region the screen already shows does not make the result worse "
               "elsewhere (off: every edit recomputes the labels)."),
+    ParamSpec("rounding_keep_healthy", bool, True,
+              "Constrained rounding, given the result shown before this edit by the same method "
+              "and settings: when the edit only adds strokes (must- or cannot-links) and that "
+              "result already honours every stroke with no segment under 3% of the image, new "
+              "labels with a segment under 3% of the image that no stroke holds do not replace "
+              "it, unless the same strokes in one call give labels without one that cut the "
+              "image graph better (then those are shown), so a stroke the screen already "
+              "honours does not shrink a segment no stroke reached to a sliver (off: such "
+              "labels are shown)."),
     ParamSpec("rounding_connect", bool, True,
               "Constrained rounding: where the labels leave a must-link's two ends in separate "
               "pieces of their segment (another segment between them), the walk runs again from "

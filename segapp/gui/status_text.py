@@ -35,7 +35,10 @@ def result_line(result, counts: dict, ari: float | None = None, annotator: int |
     if joined:
         parts.append(f"{joined} must-link{'s' if joined > 1 else ''} joined through {'their' if joined > 1 else 'its'} "
                      "segment (the walk from the ends alone left them in two pieces)")
-    if (result.info or {}).get("kept_screen"):
+    if (result.info or {}).get("kept_healthy"):
+        parts.append("the result on screen already agreed with the new stroke and is kept (the new "
+                     "labels would have shrunk a segment to under 3% of the image)")
+    elif (result.info or {}).get("kept_screen"):
         parts.append("the result on screen already agreed with the new must-link and is kept (the new "
                      "labels cut the image no better)")
     line = " · ".join(parts)

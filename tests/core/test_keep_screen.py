@@ -47,7 +47,8 @@ def test_a_must_link_the_screen_honours_keeps_it(method):
 
 @pytest.mark.parametrize("change", ["method", "setting", "rounding", "cannot-link", "moved", "off", "no previous"])
 def test_any_other_edit_recomputes(change):
-    """The screen is kept only for must-links added, same method and settings."""
+    """The screen is kept by this rule only for must-links added, same method and settings
+    (a cannot-link the screen honours is ``rounding_keep_healthy``'s, off here: test_keep_healthy.py)."""
     img, _ = _disc_image()
     second = _session(img, STROKES[:2], "e2cp", **(dict(rounding="paper") if change == "rounding" else {}))[1]
     strokes, kw, prev, method = list(STROKES), {}, second, "e2cp"
@@ -57,6 +58,7 @@ def test_any_other_edit_recomputes(change):
         kw = dict(rounding_prior=0.02)
     elif change == "cannot-link":
         strokes[2] = ("cannot_link", (8, 8), (30, 60))
+        kw = dict(rounding_keep_healthy=False)
     elif change == "moved":  # the first must-link moved within the background, and one added
         strokes[0] = ("must_link", (9, 8), (50, 30))
     elif change == "off":

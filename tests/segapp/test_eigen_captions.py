@@ -72,6 +72,9 @@ def test_the_status_line_says_when_the_graph_stood_in_for_the_method():
     assert "blob" not in result_line(result({}), counts)
     assert "is kept" in result_line(result({"kept_screen": True}), counts)
     assert "is kept" not in result_line(result({}), counts)
+    kept = result_line(result({"kept_screen": True, "kept_healthy": True}), counts)
+    assert "new stroke and is kept" in kept and "shrunk a segment to under 3%" in kept
+    assert "cut the image no better" not in kept
     assert "1 must-link joined through its segment" in result_line(result({"connected_must_links": 1}), counts)
     assert "2 must-links joined" in result_line(result({"connected_must_links": 2}), counts)
     assert "joined" not in result_line(result({}), counts)
