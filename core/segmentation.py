@@ -259,9 +259,10 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
         step, out = None, rep
         if rep_p["rounding"] == "constrained" and spec.name != "ncut":
             step, out = _step_input(rep, constraints, nc, K, G, previous, img.shape[:2], rep_p, n_segments)
-            step = replace(step, keep_screen=rep_p["rounding_keep_screen"] and adds_must_links_only(
-                previous, constraints, asked), keep_healthy=rep_p["rounding_keep_healthy"] and adds_strokes_only(
-                previous, constraints, asked))
+            adds = adds_strokes_only(previous, constraints, asked)  # the screen's pixels read once
+            step = replace(step, keep_healthy=rep_p["rounding_keep_healthy"] and adds,
+                           keep_screen=rep_p["rounding_keep_screen"] and adds and _only_must_links_added(
+                               previous.constraints, constraints))
         if step is not None:
             step = replace(step, unconstrained=unconstrained_result(
                 spec, K, rep.n_nodes, n_segments, random_state, params=meth_p, features=feats, cache=cache))
@@ -424,7 +425,8 @@ def adds_must_links_only(previous, constraints: Constraints, asked: dict) -> boo
         changed, a stroke moved, removed or of another kind: False (the labels are
         recomputed).
     """
-    return _adds_to_screen(previous, constraints, asked, cannot_links=False)
+    return adds_strokes_only(previous, constraints, asked) and _only_must_links_added(previous.constraints,
+                                                                                      constraints)
 
 
 def adds_strokes_only(previous, constraints: Constraints, asked: dict) -> bool:
@@ -446,12 +448,6 @@ def adds_strokes_only(previous, constraints: Constraints, asked: dict) -> bool:
         cannot-links are this call's first ones, there is at least one stroke more now, its
         blocks are this call's, and its pixels honour every one of this call's constraints.
     """
-    return _adds_to_screen(previous, constraints, asked, cannot_links=True)
-
-
-def _adds_to_screen(previous, constraints: Constraints, asked: dict, cannot_links: bool) -> bool:
-    """The test of :func:`adds_must_links_only` (``cannot_links`` False) and
-    :func:`adds_strokes_only` (True)."""
     if not isinstance(previous, Segmentation) or previous.constraints is None or previous.representation is None \
             or previous.asked.keys() != asked.keys():
         return False
@@ -459,18 +455,19 @@ def _adds_to_screen(previous, constraints: Constraints, asked: dict, cannot_link
         return False
     had = previous.constraints
     n, m = len(had.must_link), len(had.cannot_link)
-    same_must = constraints.must_link[:n] == had.must_link
-    if cannot_links:
-        added = len(constraints.must_link) + len(constraints.cannot_link) > n + m
-        same_cannot = constraints.cannot_link[:m] == had.cannot_link
-    else:
-        added = n < len(constraints.must_link)
-        same_cannot = constraints.cannot_link == had.cannot_link
-    if not (added and same_must and same_cannot and constraints.blocks == had.blocks):
+    if not (len(constraints.must_link) + len(constraints.cannot_link) > n + m
+            and constraints.must_link[:n] == had.must_link and constraints.cannot_link[:m] == had.cannot_link
+            and constraints.blocks == had.blocks):
         return False
     rep, lab = previous.representation, np.asarray(previous.node_labels)  # its refined parts: pixel-exact
     said = honoured(constraints, lambda r, c: lab[rep.node_at(r, c)], lambda block: lab[rep.nodes_of_block(block)])
     return all(np.all(ok) for ok in said.values())
+
+
+def _only_must_links_added(had: Constraints, constraints: Constraints) -> bool:
+    """Given :func:`adds_strokes_only`: whether the strokes added are must-links only (the
+    cannot-links as they were, more must-links)."""
+    return constraints.cannot_link == had.cannot_link and len(constraints.must_link) > len(had.must_link)
 
 
 def _same_value(a, b) -> bool:
