@@ -13,6 +13,12 @@ Users (``--user`` of ``segapp evaluate``):
     points deep inside it (:func:`region_points`), then a second must-link per region between
     two more points spread away from the first two, then a cannot-link between the centres of
     every two regions. 2K + K(K-1)/2 strokes: 5 at K = 2, 9 at K = 3.
+``regions-in-turn``
+    The same strokes, one region at a time: both must-links inside the largest region, then
+    both inside the next, ..., then the cannot-links (a person who finishes one region before
+    starting the next: the issue's 100075 sequence, head -> back then belly -> cub on the
+    bears, then the water). Its second stroke is a second must-link group in a region that
+    already holds one, while another region has none.
 ``shuffled``
     The same strokes in an order shuffled per image (seeded by the image's id).
 ``must-links``
@@ -38,7 +44,7 @@ from scipy.ndimage import distance_transform_edt
 from ..constraints import Constraints, Kind
 from ..errors import SegappError
 
-USERS = ("error-centre", "regions-first", "shuffled", "must-links")
+USERS = ("error-centre", "regions-first", "regions-in-turn", "shuffled", "must-links")
 SMALL = 0.03  # a segment under 3% of the image is a blob
 LARGE = 0.10  # every target region at least 10%: the image has K real regions
 HARM = 0.05  # an ARI fall of more than this after a correct stroke is harm
@@ -100,6 +106,9 @@ def user_strokes(user: str, target: np.ndarray, k: int, seed_text: str = "") -> 
     strokes = region_strokes(target, k)
     if user == "regions-first":
         return strokes
+    if user == "regions-in-turn":
+        n = sum(s[0] == Kind.MUST_LINK for s in strokes) // 2  # regions with strokes
+        return [s for g in range(n) for s in (strokes[g], strokes[n + g])] + strokes[2 * n:]
     if user == "shuffled":
         rng = np.random.RandomState(zlib.crc32(seed_text.encode()))
         return [strokes[i] for i in rng.permutation(len(strokes))]

@@ -21,7 +21,7 @@ from segapp.core.constraints import Kind
 from .common import Parser, add_max_pixels, check_outputs, parse_params
 from .evaluate_report import ANCHOR, chart, csv_text, people_summary, round_table, summarise, table
 
-USERS = ("error-centre", "regions-first", "shuffled", "must-links", "suggestions", "suggestions-alone",
+USERS = ("error-centre", "regions-first", "regions-in-turn", "shuffled", "must-links", "suggestions", "suggestions-alone",
          "random-in-error")
 ROUND_USERS = ("error-centre", "suggestions", "suggestions-alone", "random-in-error")  # a click each round, --rounds rounds
 
@@ -50,7 +50,8 @@ def _parser():
                    help="the simulated user: error-centre (a must-link and a cannot-link at the centre of "
                         "the largest error each round, --rounds rounds) or a people-like user of "
                         "core.eval.people (regions-first: must-links inside each region, then "
-                        "cannot-links between them; shuffled: the same strokes in a shuffled order; "
+                        "cannot-links between them; regions-in-turn: the same strokes one region at a time, "
+                        "both must-links of a region before the next region's; shuffled: the same strokes in a shuffled order; "
                         "must-links: the must-links alone), one stroke per round, every stroke correct; "
                         "suggestions: follows segapp's suggestion each round (core.suggest, where the other "
                         "constrained methods disagree, as with the compare view open), answering from the "

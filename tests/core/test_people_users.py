@@ -65,6 +65,21 @@ def test_shuffled_and_must_links_only():
         people.user_strokes("error-centre", t, 3)
 
 
+@pytest.mark.parametrize("k", [2, 3])
+def test_regions_in_turn_finishes_one_region_before_the_next(k):
+    """The same strokes as regions-first, both must-links of the largest region first, then
+    both of the next, then the cannot-links: its second stroke is a second must-link group in
+    the region of the first (the issue's 100075 sequence: head -> back, then belly -> cub)."""
+    t = _target()
+    base = people.user_strokes("regions-first", t, k)
+    turn = people.user_strokes("regions-in-turn", t, k)
+    assert sorted(turn) == sorted(base)
+    assert turn[:2] == [base[0], base[k]] and turn[2:4] == [base[1], base[k + 1]]
+    assert turn[2 * k:] == base[2 * k:]  # the cannot-links last, as drawn by regions-first
+    regions = [int(t[p]) for kind, p, q in turn if kind == "must_link"]
+    assert regions == sorted(regions) and regions[0] == regions[1]
+
+
 def test_draw_adds_one_stroke_per_round():
     t = _target()
     strokes = people.region_strokes(t, 2)
