@@ -110,12 +110,20 @@ around them), that result without strokes.
    :data:`~.params.KEEP_SCREEN_MARGIN`): a must-link drawn inside a region the screen
    already shows as one segment does not redraw the image elsewhere. Both cuts are of
    node-level labels: the screen's as its own step left it, before its pixel refinement.
+   At K = 2, must-links alone that the screen holds in fewer segments than groups (a region
+   stroked twice before another) keep it where it cuts better by at least
+   :data:`~.params.KEEP_SCREEN_JOINED_MARGIN` and its segment apart from every stroke is at
+   least :data:`~.params.KEEP_SCREEN_JOINED_MIN_OTHER` of the image.
    An edit that adds must-links, cannot-links or both to a result on screen that honours
    every one of them and has no sliver (``rounding_keep_healthy``,
    :func:`~.stage.healthy_screen_kept`) keeps it where the new labels would leave a segment
    under 3% of the image that no stroke holds (:func:`~.stage.unheld_sliver`), unless the
    same strokes in one call give labels without one that cut the image graph better
-   (:func:`~.stage.healthy_one_call`), which are then shown: no lock-in.
+   (:func:`~.stage.healthy_one_call`), which are then shown: no lock-in. Any other new
+   labels read with the screen that leave a blob (a segment under 3% of the image holding
+   no must-link's end and no block, :func:`~.stage.blob_sliver`: a cannot-link honoured by
+   the pixels around its end) give way to the same strokes in one call where those leave
+   none (:func:`~.stage._unslivered`).
 
 Chosen by the simulated-user benchmark on the train split (``bench/tune.py``,
 ``bench/results/tuning.md``).

@@ -6,6 +6,14 @@ from ..params import ParamSpec
 
 ROUNDINGS = ("constrained", "paper")
 
+# rounding_keep_screen at K = 2, must-links alone that the screen holds in fewer segments than there are
+# groups (a second must-link drawn inside a segment on screen): kept only where the screen's
+# normalised cut is lower than the new labels' by at least 0.01 (bench/results/tuning.md,
+# 2026-12-02, thirty-ninth session)
+KEEP_SCREEN_JOINED_MARGIN = -0.01
+# ... and only where the segment that holds no stroke is at least this share of the image: the
+# screen shows a second region apart from every must-link (bench/results/tuning.md, fortieth session)
+KEEP_SCREEN_JOINED_MIN_OTHER = 0.2
 KEEP_SCREEN_MARGIN = 0.005  # rounding_keep_screen: how much lower the new labels' normalised cut must be
 # 'auto' at K >= 3: how much lower the other colouring's normalised cut must be to replace the
 # grouping of a result on screen that honours the edit (bench/results/tuning.md, 2026-11-29)
@@ -72,7 +80,11 @@ ROUNDING_PARAMS = (
               "segment a sliver), it stays on screen unless the new labels cut the image "
               f"graph better (normalised cut lower by more than {KEEP_SCREEN_MARGIN:g}), so a must-link drawn "
               "inside a region the screen already shows does not make the result worse "
-              "elsewhere (off: every edit recomputes the labels)."),
+              "elsewhere. At 2 segments, before any cannot-link, a screen that holds several "
+              "must-link groups in one segment stays too where its cut is lower by at least "
+              f"{-KEEP_SCREEN_JOINED_MARGIN:g} and its other segment is at least "
+              f"{KEEP_SCREEN_JOINED_MIN_OTHER:.0%} of the image (a region stroked twice) "
+              "(off: every edit recomputes the labels)."),
     ParamSpec("rounding_keep_healthy", bool, True,
               "Constrained rounding, given the result shown before this edit by the same method "
               "and settings: when the edit only adds strokes (must- or cannot-links) and that "
@@ -80,7 +92,9 @@ ROUNDING_PARAMS = (
               "labels with a segment under 3% of the image that no stroke holds do not replace "
               "it, unless the same strokes in one call give labels without one that cut the "
               "image graph better (then those are shown), so a stroke the screen already "
-              "honours does not shrink a segment no stroke reached to a sliver (off: such "
+              "honours does not shrink a segment no stroke reached to a sliver; and any new labels "
+              "with a segment under 3% of the image (a cannot-link honoured by a blob around its "
+              "end) give way to the same strokes in one call where those have none (off: such "
               "labels are shown)."),
     ParamSpec("rounding_connect", bool, True,
               "Constrained rounding: where the labels leave a must-link's two ends in separate "

@@ -8,12 +8,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..constraints import Kind
 from ..errors import ContradictoryConstraintsWarning
 from ..spectral import SpectralResult, row_normalize
 from .connect import connected_labels
 from .ncut import labels_ncut
 from .regroup import screen_joins
-from .params import KEEP_SCREEN_MARGIN, UNREACHED_MIN_SHARE
+from .params import KEEP_SCREEN_JOINED_MARGIN, KEEP_SCREEN_JOINED_MIN_OTHER, KEEP_SCREEN_MARGIN, UNREACHED_MIN_SHARE
 from .resolve import Resolution
 from .step import _node_sizes, _shares, _sliver, constrained_labels, screen_grouping
 from .walk import overruled_nodes
@@ -181,6 +182,37 @@ def screen_kept(labels: np.ndarray, resolution: Resolution, step: ConstraintStep
     A cut the new labels improve is still taken, so the screen is never kept against a
     better-cut result (no lock-in by this rule).
 
+    At K = 2, must-links alone (no cannot-link) that the screen holds each in one segment but in fewer
+    segments than there are groups -- a second must-link drawn inside a segment on screen,
+    before any in another region -- keep the screen too, where its normalised cut is lower
+    than the new labels' by at least 0.01
+    (:data:`~core.constraint_step.params.KEEP_SCREEN_JOINED_MARGIN`). Must-links say "same",
+    never "different": before, such groups were read as different regions (the colouring
+    gives must-links in several places as many segments), and a person who strokes one
+    region twice saw it split between the two strokes (the regions-in-turn user,
+    :mod:`core.eval.people`; 25098, K = 2: ARI 0.95 -> -0.05 at the second stroke, e2cp's
+    mean ARI after it 0.388 -> 0.123). The margin is stricter than
+    :data:`~core.constraint_step.params.KEEP_SCREEN_MARGIN` because the screen may instead
+    be wrong (regions-first: a must-link in a second region the screen shows with the
+    first); e2cp, K = 2, all 200 training images, with the gate below: regions-in-turn
+    final ARI 0.660 -> 0.681, harmful strokes 15.1 -> 9.3%, order dependence 0.107 -> 0.086;
+    regions-first 0.746 -> 0.742, 8.9 -> 8.7%; must-links only 0.698 -> 0.692, 8.7 -> 8.5%
+    (``bench/results/tuning.md``, 2026-12-02, fortieth session). Not at K >= 3: there the third region's first
+    must-link is often drawn where the screen shows another region, and keeping that screen
+    cost e2cp's regions-first user 0.611 -> 0.562 mean ARI after the third stroke and
+    collapsed results 0.3 -> 0.5% for 0.001 final ARI. Only where the segment that holds no
+    stroke is at least :data:`~core.constraint_step.params.KEEP_SCREEN_JOINED_MIN_OTHER`
+    (20%) of the image (:func:`_unstroked_share`): the screen then shows a second region
+    apart from every must-link. Where it shows little apart from them, must-links in several
+    places more often stand for several regions: at the rule's decisions (e2cp, K = 2, all
+    200), keeping the screen regardless gained regions-in-turn 36.8 ARI points and cost
+    regions-first 29.3, one stroke ahead; with the 20% gate 49.0 and 5.9 (and without it
+    the must-links-only user, who never draws the cannot-link that undoes a wrong joined
+    screen, lost 0.045 final ARI). Nor where a segment of the screen is under :data:`~core.constraint_step.params.UNREACHED_MIN_SHARE` of the image's pixels
+    (node sizes; :func:`~core.constraint_step.step.screen_grouping` counts nodes): 95006,
+    ssap, regions-in-turn, a 2.6% segment after the first must-link was kept through the
+    fourth stroke.
+
     Parameters
     ----------
     labels : ndarray, shape (n',), int
@@ -200,10 +232,24 @@ def screen_kept(labels: np.ndarray, resolution: Resolution, step: ConstraintStep
     prev = step.previous
     if not step.keep_screen or prev is None or np.shape(prev) != np.shape(labels) or (prev < 0).any():
         return False
+    margin = KEEP_SCREEN_MARGIN
     if screen_grouping(prev, resolution, step.n_clusters) is None:
-        return False
+        if step.n_clusters != 2 or resolution.apart \
+                or screen_grouping(prev, resolution, step.n_clusters, spread=False) is None \
+                or not _unstroked_share(prev, resolution, step) >= KEEP_SCREEN_JOINED_MIN_OTHER \
+                or _sliver(prev, step.n_clusters, _node_sizes(step.appearance, len(prev))):
+            return False
+        margin = KEEP_SCREEN_JOINED_MARGIN  # groups joined on screen: kept where it cuts better
     k, graph = step.n_clusters, step.graph
-    return labels_ncut(graph, screen_cut_labels(step), k) <= labels_ncut(graph, labels, k) + KEEP_SCREEN_MARGIN
+    return labels_ncut(graph, screen_cut_labels(step), k) <= labels_ncut(graph, labels, k) + margin
+
+
+def _unstroked_share(prev: np.ndarray, resolution: Resolution, step: ConstraintStep) -> float:
+    """The share of the image (node sizes) in the segments of ``prev`` that hold no node of a
+    stroke group: the region the screen shows apart from every stroke."""
+    sizes = _node_sizes(step.appearance, len(prev))
+    prev = np.asarray(prev, np.int64)
+    return float(sizes[~np.isin(prev, prev[resolution.group >= 0])].sum() / sizes.sum())
 
 
 def healthy_screen_kept(labels: np.ndarray, resolution: Resolution, step: ConstraintStep) -> bool:
@@ -326,6 +372,58 @@ def healthy_one_call(labels: np.ndarray, resolution: Resolution, step: Constrain
     return labels_ncut(step.graph, labels, k) + KEEP_SCREEN_MARGIN < labels_ncut(step.graph, screen_cut_labels(step), k)
 
 
+def blob_sliver(labels: np.ndarray, nc, k: int, sizes: np.ndarray) -> bool:
+    """Whether one of the ``k`` segments of ``labels`` is under
+    :data:`~core.constraint_step.params.UNREACHED_MIN_SHARE` of the image (node sizes
+    ``sizes``) and holds no node a person marked as part of a region (a must-link's end, a
+    block's or brush region's node, ``nc.strokes``): a blob that at most a
+    cannot-link's end holds. A small segment with a must-link or a label in it is a small
+    region a person stroked (135069's fish, 0.4% of the image)."""
+    labels = np.asarray(labels, np.int64)
+    region = np.zeros(len(labels), bool)
+    for s in nc.strokes:
+        if s.kind == Kind.MUST_LINK:
+            region[[s.a, s.b]] = True  # its two end nodes (not their neighbourhoods, which a
+            # cannot-link's end near the must-link shares)
+        elif s.kind == Kind.BLOCK:
+            region[list(s.nodes)] = True
+    held = np.bincount(labels[region], minlength=k)[:k] > 0
+    return bool(((_shares(labels, k, sizes) < UNREACHED_MIN_SHARE) & ~held).any())
+
+
+def _unslivered(res: SpectralResult, resolution: Resolution, E: np.ndarray, labels0: np.ndarray,
+                step: ConstraintStep, alone: ConstraintStep) -> Resolution:
+    """No lock-in by a sliver: where labels read with the result on screen (``step.previous``)
+    leave a segment under :data:`~core.constraint_step.params.UNREACHED_MIN_SHARE` of the
+    image and the same strokes in one call (``alone``) do not, the one call's labels replace
+    them (``res.info['one_call_unslivered']``), with ``step.keep_healthy``
+    (``rounding_keep_healthy``); returns the resolution of the labels kept.
+
+    The screen enters the walk as a prior (``step.stability``), and a screen that joined two
+    regions the next cannot-link keeps apart held them joined: the cannot-link was honoured
+    by a blob around its end (ssap, regions-first user, K = 2, 209070: 1.4 / 98.6% after the
+    cannot-link, against 15.9 / 84.1% and ARI 0.84 for the same strokes in one call).
+    Issue 20, items 3 and 4: a cannot-link separates regions, and what keeps earlier strokes
+    stable never keeps a worse result than one call. Only a blob counts
+    (:func:`blob_sliver`: a small segment holding a must-link or a label is a small region a
+    person stroked), and where the one call has one too, the labels stay.
+    """
+    if not step.keep_healthy or step.previous is None or step.graph is None:
+        return resolution
+    k, sizes = step.n_clusters, _node_sizes(step.appearance, len(res.labels))
+    if not blob_sliver(res.labels, step.nc, k, sizes):
+        return resolution
+    one = {}
+    labels, one_resolution = _labels(E, labels0, alone, one)
+    labels = _joined(labels, one_resolution, alone, one)
+    if blob_sliver(labels, step.nc, k, sizes):
+        return resolution
+    res.info.pop("connected_must_links", None)
+    res.labels = labels
+    res.info.update(one, one_call_unslivered=True)
+    return one_resolution
+
+
 def apply_step(res: SpectralResult, step: ConstraintStep, method_nc, warn: bool = True) -> SpectralResult:
     """``res`` with labels that honour every consistent constraint (:func:`constrained_labels`).
 
@@ -392,6 +490,8 @@ def apply_step(res: SpectralResult, step: ConstraintStep, method_nc, warn: bool 
             res.info.update(one, one_call_healthy=True)
         else:
             kept = res.info["kept_healthy"] = True
+    if not kept and "one_call_healthy" not in res.info:
+        resolution = _unslivered(res, resolution, E, labels0, step, alone)
     if kept:
         res.labels = np.asarray(step.previous, np.int64).copy()
         res.info["kept_screen"] = True

@@ -392,8 +392,13 @@ def _auto_choice(embedding, labels0, nc, n_clusters: int, graph=None, **kw):
     does in :func:`~core.constraint_step.stage.screen_kept` (no lock-in): with three or more
     segments an early grouping is often wrong (the third region's strokes come later), and
     the rule kept it (147062: elephant and river in one segment from the third stroke on,
-    cut 0.151 against 0.032 at the last cannot-link). At K = 2 the screen's grouping stays
-    whatever the cuts say (measured: ``bench/results/tuning.md``, 2026-11-29).
+    cut 0.151 against 0.032 at the last cannot-link). At K = 2, once a cannot-link is
+    drawn, the screen's grouping stays whatever the cuts say (measured:
+    ``bench/results/tuning.md``, 2026-11-29); before any, the margin holds as at K >= 3:
+    must-links alone do not say which groups differ, and a grouping the colouring guessed
+    at the second must-link (a region split between two strokes inside it) was locked in
+    until the cannot-link (regions-in-turn, e2cp, K = 2: final ARI 0.660 -> 0.676, order
+    dependence 0.107 -> 0.090; regions-first the same; 2026-12-02).
 
     Once cannot-links are drawn and every must-link group is kept apart from another one
     (:func:`_free_must_link_groups` finds none: the error-centre user's strokes, a must-link
@@ -447,7 +452,7 @@ def _auto_choice(embedding, labels0, nc, n_clusters: int, graph=None, **kw):
         same = [_same_grouping(lab, res, screen) for lab, _ in tried]
         if same[0] != same[1]:  # the screen already honours the edit: its grouping stays,
             keep, other = (0, 1) if same[0] else (1, 0)  # at K >= 3 unless the other cuts far better
-            if n_clusters == 2 or cut(other) >= cut(keep) - SCREEN_GROUPING_MARGIN:
+            if (n_clusters == 2 and res.apart) or cut(other) >= cut(keep) - SCREEN_GROUPING_MARGIN:
                 return tried[keep]
     if tied:
         if n_clusters == 2 and _sliver(tried[0][0], 2, sizes) and not _sliver(tried[1][0], 2, sizes):
@@ -469,14 +474,17 @@ def _free_must_link_groups(nc, res: Resolution) -> np.ndarray:
                     np.int64)
 
 
-def screen_grouping(previous: np.ndarray, res: Resolution, k: int) -> np.ndarray | None:
+def screen_grouping(previous: np.ndarray, res: Resolution, k: int, spread: bool = True) -> np.ndarray | None:
     """Each stroke group's segment on screen, where the result on screen already honours
     every stroke as a person reads it; else None.
 
     Honoured as a person reads it: every node of a group in one segment on screen, groups a
     cannot-link keeps apart in different segments, must-links in several places (no
-    cannot-link) in ``min(k, groups)`` segments (:func:`_auto_rounding`), and no segment on
-    screen under :data:`UNREACHED_MIN_SHARE` of the nodes (a blob is not a result to keep).
+    cannot-link) in ``min(k, groups)`` segments (:func:`_auto_rounding`; not asked with
+    ``spread=False``: each group in one segment is enough, as
+    :func:`~core.constraint_step.stage.screen_kept` reads a screen for must-links alone),
+    and no segment on screen under :data:`UNREACHED_MIN_SHARE` of the nodes (a blob is not a
+    result to keep).
     """
     shown = previous[previous >= 0] if previous.shape == res.group.shape else previous[:0]
     if not len(shown) or (np.bincount(shown, minlength=k)[:k] < UNREACHED_MIN_SHARE * len(shown)).any():
@@ -489,7 +497,7 @@ def screen_grouping(previous: np.ndarray, res: Resolution, k: int) -> np.ndarray
         colours[g] = seen[0]
     if any(colours[a] == colours[b] for a, b in res.apart):
         return None
-    if not res.apart and len(np.unique(colours)) < min(k, res.n_groups):
+    if spread and not res.apart and len(np.unique(colours)) < min(k, res.n_groups):
         return None
     return colours
 

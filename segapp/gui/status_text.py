@@ -35,6 +35,9 @@ def result_line(result, counts: dict, ari: float | None = None, annotator: int |
     if joined:
         parts.append(f"{joined} must-link{'s' if joined > 1 else ''} joined through {'their' if joined > 1 else 'its'} "
                      "segment (the walk from the ends alone left them in two pieces)")
+    if (result.info or {}).get("one_call_unslivered"):
+        parts.append("the strokes were read afresh, without the result on screen (with it, a segment "
+                     "would have shrunk to a blob under 3% of the image that no must-link holds)")
     if (result.info or {}).get("kept_healthy"):
         parts.append("the result on screen already agreed with the new stroke and is kept (the new "
                      "labels would have shrunk a segment to under 3% of the image)")

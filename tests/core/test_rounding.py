@@ -400,7 +400,13 @@ def test_a_stroke_the_screen_already_honours_keeps_the_grouping_on_screen(monkey
         nc = NC.from_pairs(12, must=must, cannot=list(cannot))
         return step._auto_rounding(emb, screen, nc, 2, previous=previous, **kw)[0]
 
-    np.testing.assert_array_equal(auto([(0, 1), (7, 8), (3, 4)], screen), screen)
+    # at K = 2 the screen's grouping stays whatever the cuts say once a cannot-link is drawn
+    # (here one from node 0 to node 11, which both colourings honour)
+    np.testing.assert_array_equal(auto([(0, 1), (7, 8), (3, 4)], screen, cannot=[(0, 11)]), screen)
+    # must-links alone do not say which groups differ: before any cannot-link, a far better
+    # cut wins, as at K >= 3 (regions-in-turn: a region split between two strokes inside it
+    # was locked in until the cannot-link)
+    np.testing.assert_array_equal(auto([(0, 1), (7, 8), (3, 4)], screen), regroup)
     # without a result on screen, or with stability 0, the lower normalised cut decides
     np.testing.assert_array_equal(auto([(0, 1), (7, 8), (3, 4)], None), regroup)
     nc = NC.from_pairs(12, must=[(0, 1), (7, 8), (3, 4)])
@@ -424,7 +430,8 @@ def test_at_k3_the_screens_grouping_gives_way_to_a_far_better_cut(monkeypatch):
     # first segment, 6-7 in its second, 25-26 in its third). The other colouring, the three
     # regions, groups 0-1 with 6-7 and cuts the graph far better: at K = 3 the screen's
     # grouping gives way (no lock-in); where the other colouring is better by less than
-    # SCREEN_GROUPING_MARGIN the screen's grouping stays, and at K = 2 it always does.
+    # SCREEN_GROUPING_MARGIN the screen's grouping stays, and at K = 2 it always does once a
+    # cannot-link is drawn (before, the margin holds there too).
     from segapp.core.constraint_step import step
     from segapp.core.constraint_step.params import SCREEN_GROUPING_MARGIN
 
@@ -435,8 +442,8 @@ def test_at_k3_the_screens_grouping_gives_way_to_a_far_better_cut(monkeypatch):
                         lambda emb, lab0, nc, k, colouring, **kw: (made[colouring].copy(), step.resolve(nc)))
     must = [(0, 1), (6, 7), (25, 26), (2, 3)]
 
-    def auto(W, k=3, shown=screen):
-        nc = NC.from_pairs(30, must=must)
+    def auto(W, k=3, shown=screen, cannot=()):
+        nc = NC.from_pairs(30, must=must, cannot=list(cannot))
         return step._auto_rounding(np.zeros((30, 1)), shown, nc, k, previous=shown, graph=W,
                                    prior_weight=0.01, stability=0.5)[0]
 
@@ -450,7 +457,8 @@ def test_at_k3_the_screens_grouping_gives_way_to_a_far_better_cut(monkeypatch):
     assert 0 < gap < SCREEN_GROUPING_MARGIN
     np.testing.assert_array_equal(auto(even), screen)
     made = {"walk": (screen > 0).astype(int), "ncut": (regions > 0).astype(int)}
-    np.testing.assert_array_equal(auto(weak, k=2, shown=made["walk"]), made["walk"])
+    np.testing.assert_array_equal(auto(weak, k=2, shown=made["walk"], cannot=[(0, 29)]), made["walk"])
+    np.testing.assert_array_equal(auto(weak, k=2, shown=made["walk"]), made["ncut"])
 
 
 @pytest.mark.parametrize("k", [2, 3])

@@ -78,6 +78,9 @@ def test_the_status_line_says_when_the_graph_stood_in_for_the_method():
     assert "1 must-link joined through its segment" in result_line(result({"connected_must_links": 1}), counts)
     assert "2 must-links joined" in result_line(result({"connected_must_links": 2}), counts)
     assert "joined" not in result_line(result({}), counts)
+    fresh = result_line(result({"one_call_unslivered": True}), counts)
+    assert "read afresh, without the result on screen" in fresh and "blob under 3%" in fresh
+    assert "read afresh" not in result_line(result({}), counts)
 
 
 def test_the_status_line_says_which_cannot_links_only_a_small_segment_keeps_apart():
