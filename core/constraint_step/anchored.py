@@ -143,7 +143,7 @@ def surroundings(graph, appearance, texture) -> np.ndarray | None:
 def anchored_colours(colour: np.ndarray, res, free_groups: np.ndarray, graph, k: int,
                      F: np.ndarray | None, looks: float | None = None,
                      margin: float | None = None, own: np.ndarray | None = None,
-                     method: float | None = None) -> np.ndarray | None:
+                     method: float | None = None, scores: dict | None = None) -> np.ndarray | None:
     """``colour`` (per group) with each group of ``free_groups`` recoloured by the score of
     the module docstring; None where the cannot-linked groups do not hold all ``k`` colours.
 
@@ -170,6 +170,8 @@ def anchored_colours(colour: np.ndarray, res, free_groups: np.ndarray, graph, k:
         ``l``: the method's own labels (None: no method term).
     method : float, optional
         ``nu`` (None: :data:`ANCHORED_METHOD`).
+    scores : dict, optional
+        Filled with each free group's ``score(g, .)`` (ndarray, shape (k,)), by group.
     """
     looks = ANCHORED_LOOKS if looks is None else looks
     method = ANCHORED_METHOD if method is None else method
@@ -193,6 +195,8 @@ def anchored_colours(colour: np.ndarray, res, free_groups: np.ndarray, graph, k:
                 ex = F[nodes[node_colour == c]]
                 d2 = ((F[members][:, None, :] - ex[None, :, :]) ** 2).sum(-1).min(1) / F.shape[1]
                 score[c] -= looks * d2.sum()
+        if scores is not None:
+            scores[g] = score
         best = int(np.argmax(score))
         if margin is None or score[best] - score[colour[g]] > margin * len(members):
             out[g] = best

@@ -218,7 +218,7 @@ def _placed(monkeypatch, labels, nc, k, moves):
     monkeypatch.setattr(step, "constrained_labels",
                         lambda emb, lab0, nc, k, colouring, **kw: (labels.copy(), resolve(nc)))
 
-    def place(colour, res, free, graph, k, F, looks=None, margin=None, own=None, method=None):
+    def place(colour, res, free, graph, k, F, looks=None, margin=None, own=None, method=None, scores=None):
         out = colour.copy()
         for node, c in moves.items():
             out[res.group[node]] = c
@@ -314,3 +314,37 @@ def test_a_cannot_link_pair_with_an_unresolved_group_names_no_exemplar():
     colour = anchored.group_colours(WRONG, res, res.n_groups)
     free = np.array([res.group[0], res.group[10]])
     assert anchored.anchored_colours(colour, res, free, W, 2, None) is None
+
+
+def test_a_cannot_link_left_to_a_blob_gets_the_free_group_closest_to_its_colour():
+    """K = 3 on a path of 300 nodes, three regions (weak edges at 99-100 and 199-200),
+    cannot-links between nodes 2, 150 and 297. The labels put the middle region's
+    must-link at 120-121 with segment 0 and leave segment 2 five nodes around node 150 (under
+    3%): a cannot-link honoured by a blob. ``_unblobbed`` moves to colour 2 the free group
+    whose placement score for it is least below its own colour's (120-121, from segment 0,
+    which holds a second free group), and the walk from every group gives segment 2 the
+    middle region up to where the must-link at 180-181 (still segment 1) takes over. The
+    cannot-linked groups keep their colours. Labels without a blob, and K = 2, are left
+    as they are."""
+    w = np.ones(299)
+    w[[99, 199]] = 1e-3
+    graph = _path(w)
+    nc = NC.from_pairs(300, must=[(0, 1), (120, 121), (180, 181), (290, 291)],
+                       cannot=[(2, 150), (2, 297), (150, 297)])
+    res = resolve(nc)
+    labels = np.r_[np.zeros(148, int), np.full(5, 2), np.ones(147, int)]
+    colour = anchored.group_colours(labels, res, res.n_groups)
+    free = step._free_must_link_groups(nc, res)
+    g = {node: int(res.group[node]) for node in (0, 120, 180, 290)}
+    assert sorted(g.values()) == sorted(free.tolist())
+    scores = {g[0]: np.array([-0.1, -9, -9]), g[120]: np.array([-1.0, -5, -1.2]),
+              g[180]: np.array([-5, -1.0, -3]), g[290]: np.array([-9, -0.1, -9])}
+    kw = dict(prior_weight=0.01)
+    out = step._unblobbed(labels, colour, free, scores, res, nc, 3, graph, kw)
+    assert (out[100:151] == 2).all() and (out == 2).sum() >= 50 and out[180] == 1
+    assert out[2] == 0 and out[297] == 1 and out[150] == 2
+    # no blob: nothing moves
+    plain = np.r_[np.zeros(100, int), np.full(100, 2), np.ones(100, int)]
+    np.testing.assert_array_equal(step._unblobbed(plain, colour, free, scores, res, nc, 3, graph, kw), plain)
+    # at K = 2 it never acts
+    np.testing.assert_array_equal(step._unblobbed(labels, colour, free, scores, res, nc, 2, graph, kw), labels)
