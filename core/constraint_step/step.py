@@ -319,16 +319,22 @@ def _anchored(labels: np.ndarray, res: Resolution, nc, k: int, graph, kw: dict,
         return _unblobbed(labels, colour, free, scores, res, nc, k, graph, kw)
     # segments that held two or more free groups and would hold none
     emptied = (np.bincount(colour[free], minlength=k) >= 2) & (np.bincount(new[free], minlength=k) == 0)
-    seeds = _seed_nodes(nc, res)
-    user = seeds[res.group[seeds] >= 0]
-    out = edit_texture_walk(nc, graph, user, new[res.group[user]], np.zeros((len(labels), k)),
-                            np.full(k, float(kw["prior_weight"])), kw.get("texture"), kw.get("texture_weight", 0.0))
+    out = _walk_from_groups(new, res, nc, len(labels), k, graph, kw)
     sizes = _node_sizes(kw.get("appearance"), len(labels))
     if (_shares(out, k, sizes)[emptied] < ANCHORED_EMPTIED_KEEP * _shares(labels, k, sizes)[emptied]).any():
         return labels  # ... and shrink to under half: what is left surrounds a cannot-link's end
     if not _blobs(out, new[free], k, sizes) <= _blobs(labels, colour[free], k, sizes):
         return _unblobbed(labels, colour, free, scores, res, nc, k, graph, kw)
     return _unblobbed(out, new, free, scores, res, nc, k, graph, kw)
+
+
+def _walk_from_groups(colour, res: Resolution, nc, n: int, k: int, graph, kw: dict) -> np.ndarray:
+    """The labels of the walk from every stroke group's seed nodes, each group with its
+    ``colour`` (every colour reached: no prior)."""
+    seeds = _seed_nodes(nc, res)
+    user = seeds[res.group[seeds] >= 0]
+    return edit_texture_walk(nc, graph, user, colour[res.group[user]], np.zeros((n, k)),
+                             np.full(k, float(kw["prior_weight"])), kw.get("texture"), kw.get("texture_weight", 0.0))
 
 
 def _unblobbed(labels, colour, free, scores: dict, res: Resolution, nc, k: int, graph, kw: dict) -> np.ndarray:
@@ -381,10 +387,7 @@ def _unblobbed(labels, colour, free, scores: dict, res: Resolution, nc, k: int, 
             return labels
         g = max(movable, key=lambda g: scores[g][c] - scores[g][new[g]])
         new[g] = c
-    seeds = _seed_nodes(nc, res)
-    user = seeds[res.group[seeds] >= 0]
-    out = edit_texture_walk(nc, graph, user, new[res.group[user]], np.zeros((len(labels), k)),
-                            np.full(k, float(kw["prior_weight"])), kw.get("texture"), kw.get("texture_weight", 0.0))
+    out = _walk_from_groups(new, res, nc, len(labels), k, graph, kw)
     after = _blobs(out, new[free], k, sizes)
     if len(after) >= len(blobs) or (_shares(out, k, sizes) < UNREACHED_MIN_SHARE).any():
         return labels
