@@ -76,3 +76,51 @@ def test_once_a_cannot_link_is_drawn_the_walk_alone_decides():
     on, off = _segment(image, cons, "e2cp"), _segment(image, cons, "e2cp", rounding_widen=False)
     assert "widened" not in on.info
     np.testing.assert_array_equal(on.labels, off.labels)
+
+
+@pytest.mark.parametrize("image_id, region", [("2092", "the tree line"), ("78019", "the far ship")])
+def test_a_sliver_the_first_walk_leaves_gets_a_stronger_pull(image_id, region, monkeypatch):
+    """ssap, the regions-first user's first three strokes at K = 3; the third must-link runs
+    along the tree line under the mountains (2092, 12.6% of the image) or across the far
+    ship, white and red against a white sky (78019, 20%). The walk with the looks' first
+    weight left its segment at 1.3% of the nodes (two blobs around the ends, the collapse
+    the must-links-only user counted on rounds 3 to 6); the stronger weights of
+    ``WIDEN_STEPS`` grow it out of the sliver, and only it: every must-link stays honoured."""
+    import segapp.core.constraint_step.widen as widen
+
+    image, target = _image_and_target(image_id)
+    strokes = people.user_strokes("regions-first", target, 3)[:3]
+    cons = people.constraints_of(strokes)
+    seg = _segment(image, cons, "ssap")
+    L, end = seg.labels, strokes[2][1]
+    assert seg.info.get("widened") is True
+    assert (L == L[end]).mean() >= 0.03, (region, (L == L[end]).mean())
+    assert (L[target == 2] == L[end]).mean() > (L[target != 2] == L[end]).mean()  # more of the region than elsewhere
+    for kind, p, q in strokes:
+        assert L[p] == L[q]
+    monkeypatch.setattr(widen, "WIDEN_STEPS", (1.0,))  # the first weight alone: still a sliver
+    one = _segment(image, cons, "ssap")
+    assert "widened" not in one.info and (one.labels == one.labels[end]).mean() < 0.03
+
+
+def test_a_sliver_that_can_join_its_ends_is_not_pulled_harder(monkeypatch):
+    """368016 (ssap, K = 3): the third must-link, 57 pixels long, lies in a region of 1.5%
+    of the image; its segment (6 nodes, the ends 2 steps apart) is a sliver, and the result
+    scores ARI 0.89. The stronger weights are only for a sliver with fewer nodes than its
+    must-link's ends lie steps apart; given to this one too, they grow it to 15% of the
+    image (ARI 0.71)."""
+    import segapp.core.constraint_step.widen as widen
+    from segapp.core.eval import metrics
+
+    image, target = _image_and_target("368016")
+    strokes = people.user_strokes("regions-first", target, 3)[:3]
+    cons = people.constraints_of(strokes)
+    care = target >= 0
+    end = strokes[2][1]
+    seg = _segment(image, cons, "ssap")
+    assert (seg.labels == seg.labels[end]).mean() < 0.03
+    monkeypatch.setattr(widen, "_too_few_nodes", lambda slivers, *a: slivers)
+    pulled = _segment(image, cons, "ssap")
+    assert (pulled.labels == pulled.labels[end]).mean() > 0.1
+    ari = [metrics.adjusted_rand(target[care], s.labels[care]) for s in (seg, pulled)]
+    assert ari[0] > ari[1] + 0.1, ari
