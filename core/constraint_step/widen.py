@@ -104,8 +104,8 @@ def widened_labels(labels: np.ndarray, resolution: Resolution, nc, graph, k: int
     owner = np.where(sample >= 0, colour_of[np.maximum(sample, 0)], -1)
     prior = appearance_prior(colour_codes(appearance), owner, k)
     before = set(np.flatnonzero(_shares(labels, k, sizes) < UNREACHED_MIN_SHARE).tolist())
-    for scale in WIDEN_STEPS:  # the looks' pull, stronger until a sliver grows out of it
-        if scale > WIDEN_STEPS[0]:
+    for i, scale in enumerate(WIDEN_STEPS):  # the looks' pull, stronger until a sliver grows out of it
+        if i == 1:  # the stronger pulls only for the slivers that cannot join their ends
             slivers = _too_few_nodes(slivers, labels, resolution, nc, graph)
             if not slivers:
                 return None
@@ -131,9 +131,9 @@ def _too_few_nodes(slivers: list, labels: np.ndarray, resolution: Resolution, nc
     15% and 0.71)."""
     from scipy.sparse.csgraph import shortest_path
 
-    out = []
+    out, broken = [], broken_must_links(nc, resolution, labels, graph)
     for c in slivers:
-        ends = [(s.a, s.b) for s in broken_must_links(nc, resolution, labels, graph) if labels[s.a] == c]
+        ends = [(s.a, s.b) for s in broken if labels[s.a] == c]
         if not ends:
             continue
         hops = shortest_path(graph, unweighted=True, directed=False, indices=[a for a, _ in ends])

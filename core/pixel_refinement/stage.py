@@ -169,12 +169,7 @@ def apply_refinement(step: PixelRefinement) -> Refined:
     if not free.any() or free.all():
         return _unchanged(rep, labels0)
     flat = pix_labels.ravel()
-    p, q = pairs_touching(free)
-    if step.grid is not None:
-        wt = weights_from_grid(step.grid, p, q, w)
-    else:
-        wt = pixel_weights(rep.image.reshape(h * w, -1), rep.edges.ravel(), p, q,
-                           step.sigma_intensity, step.sigma_boundary)
+    p, q, wt = _band_pairs(step, free)
     u = np.flatnonzero(free)
     k = int(step.n_segments)
     prior = None
@@ -197,16 +192,25 @@ def apply_refinement(step: PixelRefinement) -> Refined:
             prior = prior[inside]
         if np.ndim(weight):
             weight = np.asarray(weight)[inside]
-        p, q = pairs_touching(free)
-        wt = (weights_from_grid(step.grid, p, q, w) if step.grid is not None else
-              pixel_weights(rep.image.reshape(h * w, -1), rep.edges.ravel(), p, q,
-                            step.sigma_intensity, step.sigma_boundary))
+        p, q, wt = _band_pairs(step, free)
         new = _walked(free, flat, p, q, wt, prior, weight, k, step.method_nodes) if len(u) else flat.copy()
     walked = new[u]
     moved = walked != flat[u]
     changed, changed_labels = u[moved].astype(np.int32), walked[moved].astype(np.int32)
     refined, parent, labels = _parts(rep, labels0, changed, changed_labels, k)
     return Refined(rep, labels0, refined, parent, labels, len(u), changed, changed_labels)
+
+
+def _band_pairs(step: PixelRefinement, free: np.ndarray) -> tuple:
+    """Every pixel pair touching ``free`` and its weight: from the kept grid weights
+    (``step.grid``) or computed from the working image and edge map."""
+    rep = step.representation
+    h, w = free.shape
+    p, q = pairs_touching(free)
+    if step.grid is not None:
+        return p, q, weights_from_grid(step.grid, p, q, w)
+    return p, q, pixel_weights(rep.image.reshape(h * w, -1), rep.edges.ravel(), p, q,
+                               step.sigma_intensity, step.sigma_boundary)
 
 
 def _walked(free, flat, p, q, wt, prior, weight, k: int, method_nodes: int) -> np.ndarray:
