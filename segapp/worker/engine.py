@@ -23,7 +23,8 @@ from segapp.core.pixel_refinement.params import PIXEL_PARAMS
 
 from .results import NodeMap, SegmentRequest, SegmentResult
 
-KEEP_RESULTS = 4  # segmentations kept for exports and re-scoring (the shown one is among them)
+KEEP_RESULTS = 4  # segmentations kept for exports and re-scoring, besides the pinned ones
+PINNED_SETTINGS = 16  # settings (method, parameters) whose result on screen and newest result stay held
 
 
 class Engine:
@@ -37,6 +38,11 @@ class Engine:
         self.gt_token: int | None = None
         self._recent: OrderedDict[int, core.Segmentation] = OrderedDict()
         self._cons: dict[int, core.Constraints] = {}  # the constraints of each result in _recent
+        # per setting (:meth:`_key`): the result last named as ``previous`` (the one on screen)
+        # and the newest result, which the next request may name. Never evicted while pinned:
+        # in a burst of strokes no result is shown until the burst ends, so the one on screen
+        # can be many results old; a compare view asks for seven methods in turn.
+        self._pinned: OrderedDict[tuple, dict] = OrderedDict()
         self._maps: dict[int, NodeMap] = {}  # id(representation) -> its NodeMap (the rep is kept alive)
         self._reps: dict[int, object] = {}
         self._prepared: dict = {}  # settings already prepared -> node count of their last result
@@ -62,6 +68,7 @@ class Engine:
         self.prepared = core.Prepared(image)
         self._recent.clear()
         self._cons.clear()
+        self._pinned.clear()
         self._prepared.clear()
 
     def set_ground_truth(self, token: int, ground_truth: np.ndarray | None) -> None:
@@ -114,8 +121,7 @@ class Engine:
         self._recent[req.rid] = seg
         self._cons[req.rid] = cons
         self._prepared[self._key(req)] = seg.params["n_nodes"]
-        while len(self._recent) > KEEP_RESULTS:
-            self._cons.pop(self._recent.popitem(last=False)[0], None)
+        self._pin(self._key(req), req.previous, req.rid)
         ref = seg.refinement
         nm = self._node_map(seg.representation if ref is None else ref.base)
         map_key, refine = nm.key, None
@@ -184,6 +190,22 @@ class Engine:
         return path
 
     # -- helpers --------------------------------------------------------------------
+    def _pin(self, key: tuple, previous: int | None, rid: int) -> None:
+        """Hold the result on screen and the newest result of this setting; evict the oldest
+        other results beyond :data:`KEEP_RESULTS`."""
+        pins = self._pinned.pop(key, {})
+        pins["newest"] = rid
+        if previous is not None and previous in self._recent:
+            pins["shown"] = previous
+        self._pinned[key] = pins
+        while len(self._pinned) > PINNED_SETTINGS:
+            self._pinned.popitem(last=False)
+        held = {r for p in self._pinned.values() for r in p.values()}
+        loose = [r for r in self._recent if r not in held]
+        for r in loose[:max(0, len(loose) - KEEP_RESULTS)]:
+            del self._recent[r]
+            self._cons.pop(r, None)
+
     def _ari(self, seg) -> float | None:
         gt = self.ground_truth
         if gt is None or gt.shape != tuple(seg.representation.shape):

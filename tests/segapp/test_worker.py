@@ -268,7 +268,7 @@ def test_the_suggestion_is_its_own_call_after_the_result():
     assert rid == 1 and got == (best.point, best.segment, best.anchors)
     (r, c), own, anchors = got
     assert 0 <= r < image.shape[0] and 0 <= c < image.shape[1] and 0 <= own < 2 and len(anchors) == 2
-    for k in range(2, KEEP_RESULTS + 2):  # the first result drops out of the ones held
+    for k in range(2, KEEP_RESULTS + 3):  # the first result drops out of the ones held (the newest is pinned)
         engine.segment(SegmentRequest(k, 7, links, (), (), "e2cp", 2, {}))
     assert engine.suggestion(1) == (1, None) and engine.suggestion(k)[1] is not None
 
@@ -298,6 +298,43 @@ def test_the_engine_passes_the_result_on_screen_as_previous(monkeypatch):
     assert got[0] is shown and got[1] is None and got[2] is None
     want = real(engine.prepared, core.Constraints(must_link=links), method="csp", n_segments=3, previous=shown)
     assert np.array_equal(res.node_labels, want.node_labels)
+
+
+def test_the_result_on_screen_stays_held_through_a_burst_and_a_compare_round(monkeypatch):
+    """In a burst no result is shown until it ends, so every request names the same old
+    result as ``previous``; a compare view names each method's last result in turn. Both stay
+    held however many results come after them (they were evicted after KEEP_RESULTS, and the
+    request was silently segmented without the result on screen: CI saw the window's result
+    differ from core.segment with it)."""
+    from segapp.worker import engine as engine_mod
+
+    engine = engine_mod.Engine()
+    engine.set_image(7, core.load_image(DEMO_IMAGE))
+    links = ((40, 60, 40, 300, 1.0), (150, 100, 160, 250, 1.0))
+    engine.segment(SegmentRequest(1, 7, links[:1], (), (), "csp", 2, {}))
+    shown = engine._recent[1]
+    got = []
+    real = engine_mod.core.segment
+
+    def spy(*args, **kwargs):
+        got.append(kwargs.get("previous"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(engine_mod.core, "segment", spy)
+    burst = range(2, engine_mod.KEEP_RESULTS + 4)
+    for rid in burst:
+        engine.segment(SegmentRequest(rid, 7, links, (), (), "csp", 2, {}, previous=1))
+    assert len(got) == len(burst) and all(p is shown for p in got)
+    methods = ("csp", "e2cp", "gp-propagation", "rom", "spectral-learning", "ssap")
+    last, rid = {}, 100
+    for _ in range(2):  # two strokes' compare rounds, each method naming its own last result
+        for m in methods:
+            rid += 1
+            got.clear()
+            engine.segment(SegmentRequest(rid, 7, links, (), (), m, 2, {}, previous=last.get(m)))
+            assert got[0] is (None if m not in last else engine._recent[last[m]])
+            last[m] = rid
+    assert len(engine._recent) <= engine_mod.KEEP_RESULTS + 2 * len(methods)  # bounded
 
 
 def test_the_busy_line_stops_when_the_last_answer_is_a_tasks(qtbot, window):
