@@ -496,7 +496,8 @@ def _step_input(rep, constraints, nc, K, G, previous, shape, rep_p: dict, n_segm
         prev_cut = previous_nodes(previous, out, shape, n_segments, unrefined=True)
     step = ConstraintStep(n_segments, nc_out, graph=K if G is None else G, parent=parent, previous=prev,
                           previous_unrefined=prev_cut,
-                          appearance=(out.colors, out.sizes), prior_weight=rep_p["rounding_prior"],
+                          appearance=(out.colors, out.sizes), positions=out.positions / float(np.hypot(*shape[:2])),
+                          prior_weight=rep_p["rounding_prior"],
                           colouring=rep_p["rounding_colouring"], stability=rep_p["rounding_stability"],
                           looks_weight=rep_p["rounding_looks"], appearance_weight=rep_p["rounding_appearance"],
                           texture=_texture(rep, out, parent) if rep_p["rounding_texture"] > 0 else None,

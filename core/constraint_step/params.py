@@ -157,6 +157,10 @@ ANCHORED_LOOKS = 6.0  # lambda of core.constraint_step.anchored: the looks again
 # the method puts it away from a colour's cannot-linked groups) against the walk's log-probabilities
 # (bench/results/tuning.md, 2026-11-30, thirty-first session)
 ANCHORED_METHOD = 1.0
+# mu of core.constraint_step.anchored: the distance in the image from a free group's nodes to a
+# colour's nearest cannot-linked node, over the image's diagonal, against the walk's
+# log-probabilities (bench/results/tuning.md, 2026-12-07, forty-third session)
+ANCHORED_NEAR = 30.0
 # at K >= 3, how much better (score per node of the group) the placement's colour must be than
 # the colour a result on screen that honours every stroke gave a free group, to move it there
 # (bench/results/tuning.md, 2026-11-30, thirtieth session: 0.5; thirty-first, with ANCHORED_METHOD: 0.25)

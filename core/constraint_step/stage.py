@@ -47,6 +47,9 @@ class ConstraintStep:
         cut on, at the granularity of the new labels. ``previous`` where not given.
     appearance : tuple (colors (n', 3), sizes (n',)), optional
         What the labelled nodes look like (``rounding_looks``, ``rounding_appearance``).
+    positions : ndarray, shape (n', 2), optional
+        Each node's position (the mean of its pixels) over the image's diagonal: the
+        placement's nearness term (:mod:`~core.constraint_step.anchored`).
     texture : tuple (features (n', f), sizes (n',)), optional
         The nodes' texture (:func:`~core.constraint_step.texture.node_texture`; with
         ``rounding_texture`` > 0).
@@ -96,6 +99,7 @@ class ConstraintStep:
     previous: np.ndarray | None = None
     previous_unrefined: np.ndarray | None = None
     appearance: tuple | None = None
+    positions: np.ndarray | None = None
     prior_weight: float = 0.0
     colouring: str = "auto"
     stability: float = 0.0
@@ -338,7 +342,7 @@ def _labels(E: np.ndarray, labels0: np.ndarray, step: ConstraintStep, info: dict
                                             appearance=step.appearance, looks_weight=step.looks_weight,
                                             appearance_weight=step.appearance_weight,
                                             texture=step.texture, texture_weight=step.texture_weight,
-                                            anchored=step.anchored)
+                                            anchored=step.anchored, positions=step.positions)
     if step.widen and step.graph is not None and step.prior_weight > 0:
         wide = widened_labels(labels, resolution, step.nc, step.graph, step.n_clusters, step.prior_weight,
                               step.appearance, step.texture, step.texture_weight)

@@ -21,7 +21,7 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
                        stability: float = 0.0, appearance=None,
                        looks_weight: float = 0.0, appearance_weight: float = 0.0,
                        texture=None, texture_weight: float = 0.0,
-                       anchored: bool = False) -> tuple[np.ndarray, Resolution]:
+                       anchored: bool = False, positions: np.ndarray | None = None) -> tuple[np.ndarray, Resolution]:
     """Labels that honour the user's constraints, from a method's result (module docstring).
 
     Parameters
@@ -55,6 +55,9 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
     anchored : bool
         With ``colouring='auto'``: the must-link groups no cannot-link touches placed by the
         cannot-linked groups once those hold every colour (:func:`_anchored`).
+    positions : ndarray, shape (n, 2), optional
+        Each node's position over the image's diagonal: the placement's nearness term
+        (:mod:`~core.constraint_step.anchored`; None: without it).
 
     Returns
     -------
@@ -68,7 +71,7 @@ def constrained_labels(embedding: np.ndarray, labels0: np.ndarray, nc, n_cluster
                               prior_weight=prior_weight, previous=previous, stability=stability,
                               appearance=appearance, looks_weight=looks_weight,
                               appearance_weight=appearance_weight, texture=texture,
-                              texture_weight=texture_weight, anchored=anchored)
+                              texture_weight=texture_weight, anchored=anchored, positions=positions)
     E = _checked_embedding(embedding)
     res = resolve(nc)
     labels = np.asarray(labels0, np.int64).copy()
@@ -314,7 +317,7 @@ def _anchored(labels: np.ndarray, res: Resolution, nc, k: int, graph, kw: dict,
     colour = group_colours(labels, res, res.n_groups)
     scores = {}
     new = anchored_colours(colour, res, free, graph, k, surroundings(graph, kw.get("appearance"), kw.get("texture")),
-                           margin=margin, own=own, scores=scores)
+                           margin=margin, own=own, scores=scores, positions=kw.get("positions"))
     if new is None or np.array_equal(new, colour):
         return _unblobbed(labels, colour, free, scores, res, nc, k, graph, kw)
     # segments that held two or more free groups and would hold none

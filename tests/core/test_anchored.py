@@ -218,7 +218,7 @@ def _placed(monkeypatch, labels, nc, k, moves):
     monkeypatch.setattr(step, "constrained_labels",
                         lambda emb, lab0, nc, k, colouring, **kw: (labels.copy(), resolve(nc)))
 
-    def place(colour, res, free, graph, k, F, looks=None, margin=None, own=None, method=None, scores=None):
+    def place(colour, res, free, graph, k, F, looks=None, margin=None, own=None, method=None, scores=None, positions=None):
         out = colour.copy()
         for node, c in moves.items():
             out[res.group[node]] = c
@@ -348,3 +348,53 @@ def test_a_cannot_link_left_to_a_blob_gets_the_free_group_closest_to_its_colour(
     np.testing.assert_array_equal(step._unblobbed(plain, colour, free, scores, res, nc, 3, graph, kw), plain)
     # at K = 2 it never acts
     np.testing.assert_array_equal(step._unblobbed(labels, colour, free, scores, res, nc, 2, graph, kw), labels)
+
+
+def test_nearness_places_a_free_group_the_walk_and_looks_leave_undecided():
+    """Twelve nodes all alike, every pair joined alike (the walk's probabilities are 1/2
+    everywhere but at the exemplars, the looks the same): a must-link at nodes 10-11 lies
+    next to the cannot-link's end at node 9 in the image and joins its colour (the
+    nearness term of the module docstring); without positions the two colours tie."""
+    n = 12
+    full = sp.csr_matrix(np.ones((n, n)) - np.eye(n))
+    nc = NC.from_pairs(n, must=[(10, 11)], cannot=[(2, 9)])
+    res = resolve(nc)
+    colour = anchored.group_colours(np.r_[np.zeros(6, int), np.ones(6, int)], res, res.n_groups)
+    free = step._free_must_link_groups(nc, res)
+    g = res.group[10]
+    F = anchored.surroundings(full, (np.full((n, 3), 0.5), np.ones(n)), None)
+    x = np.c_[np.zeros(n), np.arange(n) / n]  # a row of nodes, left to right
+    scores = {}
+    new = anchored.anchored_colours(colour, res, free, full, 2, F, positions=x, scores=scores)
+    assert new[g] == colour[res.group[9]] == 1
+    near = anchored.ANCHORED_NEAR
+    # the only difference between the colours is the distance to the nearest exemplar
+    np.testing.assert_allclose(scores[g][0] - scores[g][1], -near * ((8 + 9) - (1 + 2)) / n)
+    tie = {}
+    anchored.anchored_colours(colour, res, free, full, 2, F, scores=tie)
+    assert tie[g][0] == tie[g][1]
+
+
+def test_two_houses_alike_in_one_call_each_with_its_own_strokes():
+    """385028 (two thatched white houses side by side, K = 2), the regions-first user's five
+    strokes in one call: the walk from the cannot-link's two ends and the looks put every
+    must-link with one house (ARI -0.01, a band of white wall as the other segment); the
+    nearness term puts each house's must-links with its own end, as in the window."""
+    import pytest
+
+    from segapp.core.eval import bsds, simulate
+    from tests.conftest import BSDS
+
+    items = [i for i in bsds.find_images(BSDS, "train") if i.id == "385028"] if BSDS.exists() else []
+    if not items:
+        pytest.skip("the BSDS500 images are not beside the checkout")
+    item = items[0]
+    image = core.load_image(item.image)
+    target = simulate.make_target(bsds.load_ground_truth(item.ground_truth, shape=image.shape[:2]), 2)
+    cons = people.constraints_of(people.user_strokes("regions-first", target, 2, "385028"))
+    care = target >= 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        seg = core.segment(image, cons, method="e2cp", n_segments=2)
+    assert metrics.adjusted_rand(target[care], seg.labels[care]) > 0.85
+    assert seg.honoured["must_link"].all() and seg.honoured["cannot_link"].all()
