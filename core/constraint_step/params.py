@@ -165,6 +165,9 @@ ANCHORED_NEAR = 30.0
 # the colour a result on screen that honours every stroke gave a free group, to move it there
 # (bench/results/tuning.md, 2026-11-30, thirtieth session: 0.5; thirty-first, with ANCHORED_METHOD: 0.25)
 ANCHORED_SCREEN_MARGIN = 0.25
+# the same at K = 2 (bench/results/tuning.md, 2026-12-07, forty-third session: with the
+# nearness term a screen's grouping the placement is sure is wrong gives way)
+ANCHORED_SCREEN_MARGIN_K2 = 1.0
 # a placement that leaves a segment none of the two or more free groups it held is refused where
 # the segment keeps less than this of its share of the image (bench/results/tuning.md, 2026-11-30)
 ANCHORED_EMPTIED_KEEP = 0.5

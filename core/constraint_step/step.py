@@ -7,7 +7,8 @@ import numpy as np
 
 from ..constraints import Kind
 from .ncut import labels_ncut, _ncut_rounding
-from .params import (ANCHORED_EMPTIED_KEEP, ANCHORED_SCREEN_MARGIN, COLOURING_TIE_WEIGHT, NCUT_TIE_WEIGHT,
+from .params import (ANCHORED_EMPTIED_KEEP, ANCHORED_SCREEN_MARGIN, ANCHORED_SCREEN_MARGIN_K2,
+                     COLOURING_TIE_WEIGHT, NCUT_TIE_WEIGHT,
                      SCREEN_GROUPING_MARGIN, SINGLE_VECTOR_SPACING, UNREACHED_MIN_SHARE)
 from .potts import _best_colouring, edit_conductance
 from .resolve import Resolution, resolve, _seed_nodes
@@ -263,13 +264,18 @@ def _anchored(labels: np.ndarray, res: Resolution, nc, k: int, graph, kw: dict,
     gives (every colour reached: no prior).
 
     Where the result on screen already honours every stroke (:func:`screen_grouping`: a
-    person sees their strokes honoured and expects no regrouping), at K = 2 ``labels`` stay
-    (placing there anyway cost e2cp 0.744 -> 0.719-0.738 and ssap 0.748 -> 0.725-0.738 final
-    ARI); at K >= 3 a free group leaves its segment only where the placement's score of its
-    best colour beats that of its colour in ``labels`` (the colouring chosen, which keeps the
-    screen's grouping unless the other one cut far better) by more than
-    :data:`~core.constraint_step.params.ANCHORED_SCREEN_MARGIN` per node; once one group
-    moves, the labels are the walk from every group, as below. No lock-in: with
+    person sees their strokes honoured and expects no regrouping), a free group leaves its
+    segment only where the placement's score of its best colour beats that of its colour in
+    ``labels`` (the colouring chosen, which keeps the screen's grouping unless the other one
+    cut far better) by more than
+    :data:`~core.constraint_step.params.ANCHORED_SCREEN_MARGIN` per node at K >= 3 and
+    :data:`~core.constraint_step.params.ANCHORED_SCREEN_MARGIN_K2` at K = 2; once one group
+    moves, the labels are the walk from every group, as below. Until the forty-third
+    session ``labels`` stayed at K = 2 (placing there without a margin cost e2cp 0.744 ->
+    0.719-0.738 and ssap 0.748 -> 0.725-0.738 final ARI, before the nearness term); with
+    the nearness term and a margin of 1 (regions-first, all 200, e2cp) the final ARI is
+    0.751 -> 0.758, the order dependence 0.052 -> 0.018 and harmful strokes 8.8 -> 9.1%
+    (margin 0.25: 0.750 / 0.011 / 9.5%; 2: 0.759 / 0.023 / 9.0%; ``bench/results/tuning.md``). No lock-in: with
     three or more segments the must-links drawn before the cannot-links are often grouped
     wrong on screen, and kept that way they left ssap's window 0.013 below one call. Placing
     always broke right screens (140075: 0.96 -> 0.18 at the second cannot-link); placing
@@ -308,9 +314,7 @@ def _anchored(labels: np.ndarray, res: Resolution, nc, k: int, graph, kw: dict,
     margin = None
     if previous is not None and kw.get("stability", 0) > 0 \
             and screen_grouping(np.asarray(previous, np.int64), res, k) is not None:
-        if k == 2:
-            return labels
-        margin = ANCHORED_SCREEN_MARGIN
+        margin = ANCHORED_SCREEN_MARGIN_K2 if k == 2 else ANCHORED_SCREEN_MARGIN
     free = _free_must_link_groups(nc, res)
     if not len(free):
         return labels
