@@ -273,25 +273,30 @@ def test_the_suggestion_is_its_own_call_after_the_result():
     assert engine.suggestion(1) == (1, None) and engine.suggestion(k)[1] is not None
 
 
-def test_the_engine_passes_the_result_on_screen_as_previous(monkeypatch):
-    """A request naming the result on screen (SegmentRequest.previous) is segmented with
-    core.segment(previous=that result); an id the engine no longer holds means no previous."""
+def _engine_with_a_result(monkeypatch, k: int):
+    """An engine holding the demo image and result 1 (one must-link, csp, ``k`` segments),
+    with ``core.segment`` spied on: (engine, links, result 1, the ``previous`` each later
+    call got, the real ``core.segment``)."""
     from segapp.worker import engine as engine_mod
 
     engine = engine_mod.Engine()
-    image = core.load_image(DEMO_IMAGE)
-    engine.set_image(7, image)
+    engine.set_image(7, core.load_image(DEMO_IMAGE))
     links = ((40, 60, 40, 300, 1.0), (150, 100, 160, 250, 1.0))
-    engine.segment(SegmentRequest(1, 7, links[:1], (), (), "csp", 3, {}))
-    shown = engine._recent[1]
-    got = []
-    real = engine_mod.core.segment
+    engine.segment(SegmentRequest(1, 7, links[:1], (), (), "csp", k, {}))
+    got, real = [], engine_mod.core.segment
 
     def spy(*args, **kwargs):
         got.append(kwargs.get("previous"))
         return real(*args, **kwargs)
 
     monkeypatch.setattr(engine_mod.core, "segment", spy)
+    return engine, links, engine._recent[1], got, real
+
+
+def test_the_engine_passes_the_result_on_screen_as_previous(monkeypatch):
+    """A request naming the result on screen (SegmentRequest.previous) is segmented with
+    core.segment(previous=that result); an id the engine no longer holds means no previous."""
+    engine, links, shown, got, real = _engine_with_a_result(monkeypatch, 3)
     res = engine.segment(SegmentRequest(2, 7, links, (), (), "csp", 3, {}, previous=1))
     engine.segment(SegmentRequest(3, 7, links, (), (), "csp", 3, {}, previous=999))
     engine.segment(SegmentRequest(4, 7, links, (), (), "csp", 3, {}))
@@ -308,19 +313,7 @@ def test_the_result_on_screen_stays_held_through_a_burst_and_a_compare_round(mon
     differ from core.segment with it)."""
     from segapp.worker import engine as engine_mod
 
-    engine = engine_mod.Engine()
-    engine.set_image(7, core.load_image(DEMO_IMAGE))
-    links = ((40, 60, 40, 300, 1.0), (150, 100, 160, 250, 1.0))
-    engine.segment(SegmentRequest(1, 7, links[:1], (), (), "csp", 2, {}))
-    shown = engine._recent[1]
-    got = []
-    real = engine_mod.core.segment
-
-    def spy(*args, **kwargs):
-        got.append(kwargs.get("previous"))
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(engine_mod.core, "segment", spy)
+    engine, links, shown, got, _ = _engine_with_a_result(monkeypatch, 2)
     burst = range(2, engine_mod.KEEP_RESULTS + 4)
     for rid in burst:
         engine.segment(SegmentRequest(rid, 7, links, (), (), "csp", 2, {}, previous=1))
