@@ -275,7 +275,13 @@ def _anchored(labels: np.ndarray, res: Resolution, nc, k: int, graph, kw: dict,
     0.719-0.738 and ssap 0.748 -> 0.725-0.738 final ARI, before the nearness term); with
     the nearness term and a margin of 1 (regions-first, all 200, e2cp) the final ARI is
     0.751 -> 0.758, the order dependence 0.052 -> 0.018 and harmful strokes 8.8 -> 9.1%
-    (margin 0.25: 0.750 / 0.011 / 9.5%; 2: 0.759 / 0.023 / 9.0%; ``bench/results/tuning.md``). No lock-in: with
+    (margin 0.25: 0.750 / 0.011 / 9.5%; 2: 0.759 / 0.023 / 9.0%; ``bench/results/tuning.md``).
+    At K = 2 the margin's placement is also refused where the placement without it (the
+    one one call makes) would be, by the emptied-segment rule below: a partial move the
+    whole evidence reads as implausible (113044, a horse in a field: only the field's
+    corner-to-corner must-link was sure enough to move to the horse's end, the field kept
+    its other one, and the move gave 0.93 -> 0.09; e2cp final 0.758 -> 0.762, order
+    dependence 0.018 -> 0.014, harmful strokes 9.1 -> 9.0%). No lock-in: with
     three or more segments the must-links drawn before the cannot-links are often grouped
     wrong on screen, and kept that way they left ssap's window 0.013 below one call. Placing
     always broke right screens (140075: 0.96 -> 0.18 at the second cannot-link); placing
@@ -324,15 +330,30 @@ def _anchored(labels: np.ndarray, res: Resolution, nc, k: int, graph, kw: dict,
                            margin=margin, own=own, scores=scores, positions=kw.get("positions"))
     if new is None or np.array_equal(new, colour):
         return _unblobbed(labels, colour, free, scores, res, nc, k, graph, kw)
-    # segments that held two or more free groups and would hold none
-    emptied = (np.bincount(colour[free], minlength=k) >= 2) & (np.bincount(new[free], minlength=k) == 0)
-    out = _walk_from_groups(new, res, nc, len(labels), k, graph, kw)
     sizes = _node_sizes(kw.get("appearance"), len(labels))
-    if (_shares(out, k, sizes)[emptied] < ANCHORED_EMPTIED_KEEP * _shares(labels, k, sizes)[emptied]).any():
-        return labels  # ... and shrink to under half: what is left surrounds a cannot-link's end
+    if margin is not None and k == 2:  # the placement without the margin, as in one call
+        best = colour.copy()
+        best[free] = [int(np.argmax(scores[g])) for g in free.tolist()]
+        if _emptied_and_shrunk(labels, colour, best, free, res, nc, k, graph, kw, sizes):
+            return labels
+    if _emptied_and_shrunk(labels, colour, new, free, res, nc, k, graph, kw, sizes):
+        return labels
+    out = _walk_from_groups(new, res, nc, len(labels), k, graph, kw)
     if not _blobs(out, new[free], k, sizes) <= _blobs(labels, colour[free], k, sizes):
         return _unblobbed(labels, colour, free, scores, res, nc, k, graph, kw)
     return _unblobbed(out, new, free, scores, res, nc, k, graph, kw)
+
+
+def _emptied_and_shrunk(labels, colour, new, free, res: Resolution, nc, k: int, graph, kw: dict, sizes) -> bool:
+    """Whether colouring the groups ``new`` (from ``colour``) leaves a segment that held two
+    or more free groups with none, and the walk from the groups shrinks it to under
+    :data:`~core.constraint_step.params.ANCHORED_EMPTIED_KEEP` of its share in ``labels``:
+    what is left of it surrounds a cannot-link's end."""
+    emptied = (np.bincount(colour[free], minlength=k) >= 2) & (np.bincount(new[free], minlength=k) == 0)
+    if not emptied.any():
+        return False
+    out = _walk_from_groups(new, res, nc, len(labels), k, graph, kw)
+    return bool((_shares(out, k, sizes)[emptied] < ANCHORED_EMPTIED_KEEP * _shares(labels, k, sizes)[emptied]).any())
 
 
 def _walk_from_groups(colour, res: Resolution, nc, n: int, k: int, graph, kw: dict) -> np.ndarray:
