@@ -336,23 +336,26 @@ def _anchored(labels: np.ndarray, res: Resolution, nc, k: int, graph, kw: dict,
         best[free] = [int(np.argmax(scores[g])) for g in free.tolist()]
         if _emptied_and_shrunk(labels, colour, best, free, res, nc, k, graph, kw, sizes):
             return labels
-    if _emptied_and_shrunk(labels, colour, new, free, res, nc, k, graph, kw, sizes):
-        return labels
     out = _walk_from_groups(new, res, nc, len(labels), k, graph, kw)
+    if _emptied_and_shrunk(labels, colour, new, free, res, nc, k, graph, kw, sizes, out):
+        return labels
     if not _blobs(out, new[free], k, sizes) <= _blobs(labels, colour[free], k, sizes):
         return _unblobbed(labels, colour, free, scores, res, nc, k, graph, kw)
     return _unblobbed(out, new, free, scores, res, nc, k, graph, kw)
 
 
-def _emptied_and_shrunk(labels, colour, new, free, res: Resolution, nc, k: int, graph, kw: dict, sizes) -> bool:
+def _emptied_and_shrunk(labels, colour, new, free, res: Resolution, nc, k: int, graph, kw: dict, sizes,
+                        out: np.ndarray | None = None) -> bool:
     """Whether colouring the groups ``new`` (from ``colour``) leaves a segment that held two
-    or more free groups with none, and the walk from the groups shrinks it to under
+    or more free groups with none, and the walk from the groups (``out``, computed here
+    when not given) shrinks it to under
     :data:`~core.constraint_step.params.ANCHORED_EMPTIED_KEEP` of its share in ``labels``:
     what is left of it surrounds a cannot-link's end."""
     emptied = (np.bincount(colour[free], minlength=k) >= 2) & (np.bincount(new[free], minlength=k) == 0)
     if not emptied.any():
         return False
-    out = _walk_from_groups(new, res, nc, len(labels), k, graph, kw)
+    if out is None:
+        out = _walk_from_groups(new, res, nc, len(labels), k, graph, kw)
     return bool((_shares(out, k, sizes)[emptied] < ANCHORED_EMPTIED_KEEP * _shares(labels, k, sizes)[emptied]).any())
 
 
