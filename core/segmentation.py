@@ -262,7 +262,9 @@ def segment(image, constraints: Constraints | None = None, method: str = "csp", 
             adds = adds_strokes_only(previous, constraints, asked)  # the screen's pixels read once
             step = replace(step, keep_healthy=rep_p["rounding_keep_healthy"] and adds,
                            keep_screen=rep_p["rounding_keep_screen"] and adds and _only_must_links_added(
-                               previous.constraints, constraints))
+                               previous.constraints, constraints),
+                           screen_claims=rep_p["rounding_screen_groups"]
+                           and adds_must_links_to_honoured(previous, constraints, asked))
         if step is not None:
             step = replace(step, unconstrained=unconstrained_result(
                 spec, K, rep.n_nodes, n_segments, random_state, params=meth_p, features=feats, cache=cache))
@@ -429,6 +431,34 @@ def adds_must_links_only(previous, constraints: Constraints, asked: dict) -> boo
                                                                                       constraints)
 
 
+def _same_settings(previous, asked: dict) -> bool:
+    """Whether ``previous`` is a :class:`Segmentation` recording its constraints and
+    representation, computed with the settings ``asked`` (every entry equal)."""
+    if not isinstance(previous, Segmentation) or previous.constraints is None or previous.representation is None \
+            or previous.asked.keys() != asked.keys():
+        return False
+    return all(_same_value(previous.asked[k], v) for k, v in asked.items())
+
+
+def adds_must_links_to_honoured(previous, constraints: Constraints, asked: dict) -> bool:
+    """Whether this edit only adds must-links to the result on screen, and that result
+    honours every one of its own constraints at pixel level (the edit's need not be):
+    ``rounding_screen_groups``' placement (:func:`~core.constraint_step.regroup.screen_joins`).
+
+    Parameters and the settings compared are those of :func:`adds_must_links_only`.
+    """
+    if not _same_settings(previous, asked):
+        return False
+    had = previous.constraints
+    n = len(had.must_link)
+    if not (constraints.must_link[:n] == had.must_link and _only_must_links_added(had, constraints)
+            and constraints.blocks == had.blocks):
+        return False
+    rep, lab = previous.representation, np.asarray(previous.node_labels)
+    said = honoured(had, lambda r, c: lab[rep.node_at(r, c)], lambda block: lab[rep.nodes_of_block(block)])
+    return all(np.all(ok) for ok in said.values())
+
+
 def adds_strokes_only(previous, constraints: Constraints, asked: dict) -> bool:
     """Whether this edit only adds strokes (must-links, cannot-links or both) to the result on
     screen, and that result already honours every constraint at pixel level
@@ -448,10 +478,7 @@ def adds_strokes_only(previous, constraints: Constraints, asked: dict) -> bool:
         cannot-links are this call's first ones, there is at least one stroke more now, its
         blocks are this call's, and its pixels honour every one of this call's constraints.
     """
-    if not isinstance(previous, Segmentation) or previous.constraints is None or previous.representation is None \
-            or previous.asked.keys() != asked.keys():
-        return False
-    if not all(_same_value(previous.asked[k], v) for k, v in asked.items()):
+    if not _same_settings(previous, asked):
         return False
     had = previous.constraints
     n, m = len(had.must_link), len(had.cannot_link)

@@ -22,7 +22,11 @@ its own.
    must-links hold at least K groups with ends in every segment on screen: the must-link
    groups whose two ends lie in one segment on screen are joined, below every stroke. A
    must-link drawn inside a region the screen shows adds to that region instead of
-   regrouping every stroke afresh.
+   regrouping every stroke afresh. Where the edit's must-link has its ends in two
+   segments on screen (the screen honouring every older stroke) and the step would leave
+   it alone in a segment under 3% of the image, it is placed among the older groups
+   (:func:`~.anchored.anchored_colours` with them as exemplars) and joined to its segment's
+   (:func:`~.stage._placed`).
 2. **Colour.** With ``rounding_colouring='ncut'`` (:func:`_ncut_rounding`) the groups
    (must-link components) are put into segments by the normalised cut (Shi & Malik) between
    their territories on the image graph: the effective conductance between groups (the

@@ -160,7 +160,8 @@ def anchored_colours(colour: np.ndarray, res, free_groups: np.ndarray, graph, k:
                      F: np.ndarray | None, looks: float | None = None,
                      margin: float | None = None, own: np.ndarray | None = None,
                      method: float | None = None, scores: dict | None = None,
-                     positions: np.ndarray | None = None, near: float | None = None) -> np.ndarray | None:
+                     positions: np.ndarray | None = None, near: float | None = None,
+                     anchors: np.ndarray | None = None) -> np.ndarray | None:
     """``colour`` (per group) with each group of ``free_groups`` recoloured by the score of
     the module docstring; None where the cannot-linked groups do not hold all ``k`` colours.
 
@@ -193,11 +194,16 @@ def anchored_colours(colour: np.ndarray, res, free_groups: np.ndarray, graph, k:
         ``x / d``: each node's position over the image's diagonal (None: no nearness term).
     near : float, optional
         ``mu`` (None: :data:`ANCHORED_NEAR`).
+    anchors : ndarray, int, optional
+        The exemplar groups ``A`` (None: the groups a cannot-link or block label keeps apart);
+        :func:`~core.constraint_step.regroup.placed_joins` gives the older must-link groups
+        the result on screen holds.
     """
     looks = ANCHORED_LOOKS if looks is None else looks
     method = ANCHORED_METHOD if method is None else method
     near = ANCHORED_NEAR if near is None else near
-    said = sorted({int(g) for pair in res.apart for g in pair if g >= 0})
+    said = sorted({int(g) for pair in res.apart for g in pair if g >= 0} if anchors is None
+                  else {int(g) for g in anchors if g >= 0})
     if not said or not len(free_groups) or len({int(colour[g]) for g in said}) < k:
         return None
     anchor = np.isin(res.group, said)

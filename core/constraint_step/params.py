@@ -115,7 +115,9 @@ ROUNDING_PARAMS = (
               "that honours every stroke and whose every segment already holds must-links of "
               "its own: must-links whose two ends lie in one segment on screen stay together "
               "(a must-link drawn inside a region the screen shows adds to that region), where "
-              "no stroke says otherwise (off: every group is regrouped afresh)."),
+              "no stroke says otherwise; a new must-link across two segments on screen that "
+              "would be left alone in a sliver joins the segment whose strokes it is closest "
+              "to (off: every group is regrouped afresh)."),
     ParamSpec("rounding_anchored", bool, True,
               "Constrained rounding: once the cannot-linked strokes hold every segment, each "
               "must-link no cannot-link touches (drawn inside a region) joins the segment whose "

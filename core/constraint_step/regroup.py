@@ -22,6 +22,21 @@ method's, and a region's first must-link inside another region's segment is a ne
 cannot-link's to decide (joined there too, the window locked its early groupings in:
 regions-first, K = 3, e2cp, final ARI 0.691 -> 0.678, order dependence 0.017 -> 0.058).
 Measured in ``bench/results/tuning.md`` (thirty-third session). Our addition, in no paper.
+
+A must-link the screen does not honour (its ends in two segments on screen), drawn once the
+older must-links hold every segment, is placed among them (``place``, given by
+:func:`~.stage._placed`): joined to the older groups of the segment whose groups it is
+closest to by :func:`~.anchored.anchored_colours` (the walk from them, the looks of the
+surroundings, the method's own labels and the nearness in the image), with the older
+groups whose ends lie in one segment as the exemplars. Only where the step's own labels
+leave the edit's must-link alone in a segment under 3% of the image and the screen holds
+no such segment: a must-link drawn after every segment holds strokes of its own joins one
+of them, it is not a region of its own (187039, K = 3: the tiger's second must-link, on
+its leg, became a 1.3% segment and the tiger's first one went with the grass, ARI 0.71;
+placed, 0.81). Placed wherever the screen splits the edit's must-link, it joined the
+wrong group as often as not (regions-first, K = 3, e2cp, all 200: harmful fourth strokes
+28 -> 40, mean ARI after the fourth 0.633 -> 0.603): the older must-links are long lines
+with two exemplar nodes each; ``bench/results/tuning.md``, forty-fourth session.
 """
 
 from __future__ import annotations
@@ -32,7 +47,7 @@ from ..constraints import Kind
 from .resolve import resolve
 
 
-def screen_joins(previous: np.ndarray | None, nc, k: int) -> list[tuple[int, int]]:
+def screen_joins(previous: np.ndarray | None, nc, k: int, place=None) -> list[tuple[int, int]]:
     """Node pairs to join below every stroke: the must-link groups whose ends lie in one
     segment of the result on screen, once the older must-links claim every segment.
 
@@ -45,6 +60,11 @@ def screen_joins(previous: np.ndarray | None, nc, k: int) -> list[tuple[int, int
         Its ``strokes`` in drawing order; the newest is the edit's.
     k : int
         Segments asked.
+    place : callable, optional
+        ``place(colour, resolution, group) -> segment or None``: where the edit's must-link
+        whose ends lie in two segments on screen goes, given the segment of each group
+        whose ends lie in one (-1 for the others; :func:`~.stage._placement`). None: such a
+        must-link is not joined.
 
     Returns
     -------
@@ -59,10 +79,21 @@ def screen_joins(previous: np.ndarray | None, nc, k: int) -> list[tuple[int, int
     claimed = {int(previous[x]) for s in older for x in (s.a, s.b)}
     if claimed != set(range(k)) or len({int(res.group[s.a]) for s in older}) < k:
         return []
+    segment = {j: int(previous[s.a]) for j, s in enumerate(nc.strokes)
+               if res.honoured[j] and s.kind == Kind.MUST_LINK and previous[s.a] == previous[s.b]}
+    new = len(nc.strokes) - 1
+    s = nc.strokes[new]
+    if place is not None and new not in segment and res.honoured[new] and s.kind == Kind.MUST_LINK:
+        colour = np.full(res.n_groups, -1, np.int64)
+        for j, c in segment.items():
+            colour[res.group[nc.strokes[j].a]] = c
+        g = int(res.group[s.a])
+        if colour[g] < 0 and len(np.unique(colour[colour >= 0])) == k:
+            c = place(colour, res, g)
+            if c is not None:
+                segment[new] = c
     joins = []
     for c in range(k):
-        ends = sorted({int(res.group[s.a]): s.a for j, s in enumerate(nc.strokes)
-                       if res.honoured[j] and s.kind == Kind.MUST_LINK
-                       and previous[s.a] == c == previous[s.b]}.items())
+        ends = sorted({int(res.group[nc.strokes[j].a]): nc.strokes[j].a for j, cj in segment.items() if cj == c}.items())
         joins += [(int(a), int(ends[0][1])) for _, a in ends[1:]]
     return joins

@@ -81,6 +81,12 @@ class ConstraintStep:
         ``rounding_screen_groups``: at K >= 3, with ``keep_screen``, the must-link groups
         whose ends lie in one segment of ``previous`` are joined below every stroke once the
         older must-links hold every segment (:mod:`~core.constraint_step.regroup`).
+    screen_claims : bool
+        The edit only added must-links to the strokes of ``previous``, a result of the same
+        method and settings that honours every one of its own strokes (the edit's need not
+        be), and ``rounding_screen_groups`` is on: at K >= 3 the edit's must-link whose ends
+        lie in two segments of ``previous`` is placed with the older groups
+        (:func:`~core.constraint_step.regroup.screen_joins`).
     widen : bool
         ``rounding_widen``: with must-links alone, a segment that is a must-link's two blobs
         and a sliver of the image takes the nodes a walk with what the must-link's ends
@@ -115,6 +121,67 @@ class ConstraintStep:
     anchored: bool = False
     widen: bool = False
     screen_groups: bool = False
+    screen_claims: bool = False
+
+
+def _placed(labels: np.ndarray, E: np.ndarray, labels0: np.ndarray, step: ConstraintStep, own: np.ndarray):
+    """The labels, resolution, step and info with the edit's must-link placed among the
+    screen's groups (:func:`~core.constraint_step.regroup.screen_joins` with
+    :func:`_placement`), where ``labels`` leave a segment under
+    :data:`~core.constraint_step.params.UNREACHED_MIN_SHARE` of the image that the screen
+    does not and the placed labels leave none; else None."""
+    k = step.n_clusters
+    if not (step.screen_groups and step.screen_claims and not step.keep_screen and k >= 3) \
+            or step.previous is None:
+        return None
+    sizes = _node_sizes(step.appearance, len(labels))
+    shown = np.asarray(step.previous, np.int64)
+    if _sliver(shown[shown >= 0], k, sizes[shown >= 0]) or not _alone_in_sliver(labels, step.nc, k, sizes):
+        return None
+    joins = screen_joins(step.previous, step.nc, k, place=_placement(step, own))
+    if not joins:
+        return None
+    placed = replace(step, nc=replace(step.nc, screen_joins=joins))
+    info: dict = {}
+    new, resolution = _labels(E, labels0, placed, info)
+    if _sliver(new, k, sizes):
+        return None
+    info.update(screen_groups=len(joins), screen_placed=True)
+    return new, resolution, placed, info
+
+
+def _alone_in_sliver(labels: np.ndarray, nc, k: int, sizes: np.ndarray) -> bool:
+    """Whether the newest stroke, a must-link, is the only stroke group of a segment of
+    ``labels`` under :data:`~core.constraint_step.params.UNREACHED_MIN_SHARE` of the image."""
+    from .resolve import resolve
+
+    res = resolve(nc)
+    s = nc.strokes[-1] if nc.strokes else None
+    if s is None or s.kind != Kind.MUST_LINK or not res.honoured[-1]:
+        return False
+    c = int(labels[s.a])
+    if _shares(labels, k, sizes)[c] >= UNREACHED_MIN_SHARE:
+        return False
+    return set(np.unique(res.group[(labels == c) & (res.group >= 0)]).tolist()) == {int(res.group[s.a])}
+
+
+def _placement(step: ConstraintStep, own: np.ndarray):
+    """The placement of :func:`~core.constraint_step.regroup.screen_joins`: a function of
+    (colour per group, -1 unknown; resolution; group) giving the group's colour by
+    :func:`~core.constraint_step.anchored.anchored_colours` with the coloured groups as
+    exemplars (the walk from them, the looks of the surroundings, the method's own labels
+    ``own`` and the nearness), or None (no walk)."""
+    if step.graph is None or not step.prior_weight > 0:
+        return None
+    from .anchored import anchored_colours, surroundings
+
+    def place(colour: np.ndarray, res: Resolution, g: int) -> int | None:
+        anchors = np.flatnonzero(colour >= 0)
+        out = anchored_colours(np.where(colour >= 0, colour, 0), res, np.array([g]), step.graph, step.n_clusters,
+                               surroundings(step.graph, step.appearance, step.texture), own=own,
+                               positions=step.positions, anchors=anchors)
+        return None if out is None else int(out[g])
+    return place
 
 
 def graph_split(graph, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -479,6 +546,10 @@ def apply_step(res: SpectralResult, step: ConstraintStep, method_nc, warn: bool 
     if source is not None:
         res.info["unreached_from"] = source
     res.labels, resolution = _labels(E, labels0, step, res.info)
+    placed = _placed(res.labels, E, labels0, step, own)
+    if placed is not None:
+        res.labels, resolution, step, info = placed
+        res.info.update(info)
     if "unreached_from" in res.info and _every_segment_stroked(res.labels, resolution, step.n_clusters):
         res.info.pop("unreached_from")  # it spoke of segments no stroke reached: there are none
     kept = screen_kept(res.labels, resolution, step)
