@@ -15,6 +15,10 @@ KEEP_SCREEN_JOINED_MARGIN = -0.01
 # screen shows a second region apart from every must-link (bench/results/tuning.md, fortieth session)
 KEEP_SCREEN_JOINED_MIN_OTHER = 0.2
 KEEP_SCREEN_MARGIN = 0.005  # rounding_keep_screen: how much lower the new labels' normalised cut must be
+# rounding_keep_screen at K = 2, must-links alone: the screen stays, whatever the cuts, where the
+# new labels shrink the segment apart from every stroke to under this share of its size on
+# screen (bench/results/tuning.md, forty-fourth session)
+KEEP_SCREEN_SHRUNK = 0.5
 # 'auto' at K >= 3: how much lower the other colouring's normalised cut must be to replace the
 # grouping of a result on screen that honours the edit (bench/results/tuning.md, 2026-11-29)
 SCREEN_GROUPING_MARGIN = 0.02

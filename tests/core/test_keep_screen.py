@@ -270,3 +270,50 @@ def test_groups_joined_on_screen_not_kept_at_three_segments():
     split = np.array([0, 0, 1, 1] + [1] * 4 + [2] * 4)
     assert labels_ncut(W, screen, 3) < labels_ncut(W, split, 3) - 0.01  # it would be kept at K = 2
     assert screen_kept(split, resolve(nc), step) is False
+
+
+def test_a_must_link_does_not_shrink_the_region_apart_from_it(monkeypatch):
+    """Must-link (0, 1) in the first clique, the screen showing the two cliques: new labels
+    that shrink the second clique's segment to one node of its four are refused, even where
+    they cut better (113009: the walk from a must-link in the grass overran the trees, the
+    white fence left alone at a lower cut); labels that keep it whole are judged by the cut
+    as before, and a screen holding strokes in both segments is not read this way."""
+    from segapp.core.constraint_step.stage import _unstroked_shrunk
+
+    W = _two_cliques()
+    screen = np.repeat([0, 1], 4)
+    shrunk = np.array([0, 0, 0, 0, 0, 0, 0, 1])
+    nc, step = _step(W, [(0, 1)], previous=screen)
+    assert _unstroked_shrunk(screen, shrunk, resolve(nc), step)
+    assert not _unstroked_shrunk(screen, screen, resolve(nc), step)
+    from segapp.core.constraint_step import stage
+
+    # the shrunk labels cutting far better (113009's fence: 0.000 against 0.008)
+    monkeypatch.setattr(stage, "labels_ncut", lambda graph, lab, k: 0.0 if lab[4] == lab[0] else 1.0)
+    assert screen_kept(shrunk, resolve(nc), step)
+    nc3, step3 = _step(W, [(0, 1), (5, 6)], previous=screen)  # strokes in both segments
+    assert not _unstroked_shrunk(screen, shrunk, resolve(nc3), step3)
+    assert not screen_kept(shrunk, resolve(nc3), step3)
+
+
+def test_the_first_must_link_in_the_grass_keeps_the_trees():
+    """113009 (two horses by a fence, trees above the grass), ssap, K = 2, the regions-first
+    user's first stroke, a must-link in the grass: the screen (trees against grass, ARI
+    0.98) stays; before, the new labels cut the fence alone (ARI 0.00)."""
+    from segapp.core.eval import bsds, simulate
+    from tests.conftest import BSDS
+
+    items = [i for i in bsds.find_images(BSDS, "train") if i.id == "113009"] if BSDS.exists() else []
+    if not items:
+        pytest.skip("the BSDS500 images are not beside the checkout")
+    image = core.load_image(items[0].image)
+    target = simulate.make_target(bsds.load_ground_truth(items[0].ground_truth, shape=image.shape[:2]), 2)
+    care = target >= 0
+    strokes = people.user_strokes("regions-first", target, 2)[:1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        shown = core.segment(image, None, method="ssap", n_segments=2)
+        first = core.segment(image, people.constraints_of(strokes), method="ssap", n_segments=2, previous=shown)
+    assert metrics.adjusted_rand(target[care], shown.labels[care]) > 0.9
+    assert first.info.get("kept_screen") is True
+    assert metrics.adjusted_rand(target[care], first.labels[care]) > 0.9
