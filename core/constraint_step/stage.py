@@ -16,7 +16,7 @@ from .ncut import labels_ncut
 from .regroup import screen_joins
 from .params import (KEEP_SCREEN_JOINED_MARGIN, KEEP_SCREEN_JOINED_MIN_OTHER, KEEP_SCREEN_MARGIN, KEEP_SCREEN_SHRUNK,
                      UNREACHED_MIN_SHARE)
-from .resolve import Resolution
+from .resolve import Resolution, resolve
 from .step import _node_sizes, _shares, _sliver, constrained_labels, screen_grouping
 from .walk import overruled_nodes
 from .widen import widened_labels
@@ -128,9 +128,12 @@ class ConstraintStep:
 def _placed(labels: np.ndarray, E: np.ndarray, labels0: np.ndarray, step: ConstraintStep, own: np.ndarray):
     """The labels, resolution, step and info with the edit's must-link placed among the
     screen's groups (:func:`~core.constraint_step.regroup.screen_joins` with
-    :func:`_placement`), where ``labels`` leave a segment under
-    :data:`~core.constraint_step.params.UNREACHED_MIN_SHARE` of the image that the screen
-    does not and the placed labels leave none; else None."""
+    :func:`_placement`), where ``labels`` leave it the only group of a segment under
+    :data:`~core.constraint_step.params.UNREACHED_MIN_SHARE` of the image
+    (:func:`_alone_in_sliver`), the screen has no such segment and the placed labels leave
+    none; else None (at K = 2, on edits other than must-links added to a screen of the same
+    settings that honours every older stroke, and where the older must-links do not yet
+    hold every segment)."""
     k = step.n_clusters
     if not (step.screen_groups and step.screen_claims and not step.keep_screen and k >= 3) \
             or step.previous is None:
@@ -154,8 +157,6 @@ def _placed(labels: np.ndarray, E: np.ndarray, labels0: np.ndarray, step: Constr
 def _alone_in_sliver(labels: np.ndarray, nc, k: int, sizes: np.ndarray) -> bool:
     """Whether the newest stroke, a must-link, is the only stroke group of a segment of
     ``labels`` under :data:`~core.constraint_step.params.UNREACHED_MIN_SHARE` of the image."""
-    from .resolve import resolve
-
     res = resolve(nc)
     s = nc.strokes[-1] if nc.strokes else None
     if s is None or s.kind != Kind.MUST_LINK or not res.honoured[-1]:
