@@ -174,6 +174,10 @@ ANCHORED_SCREEN_MARGIN = 0.25
 # the same at K = 2 (bench/results/tuning.md, 2026-12-07, forty-third session: with the
 # nearness term a screen's grouping the placement is sure is wrong gives way)
 ANCHORED_SCREEN_MARGIN_K2 = 1.0
+# without a result on screen (one call, or a screen that splits a group): how much better the
+# placement's colour must be than the colouring's, per node of the group, to move a free group
+# (bench/results/tuning.md, 2026-12-07, forty-fifth session: near ties follow the colouring)
+ANCHORED_ONE_CALL_MARGIN = 0.25
 # a placement that leaves a segment none of the two or more free groups it held is refused where
 # the segment keeps less than this of its share of the image (bench/results/tuning.md, 2026-11-30)
 ANCHORED_EMPTIED_KEEP = 0.5

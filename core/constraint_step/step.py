@@ -7,7 +7,7 @@ import numpy as np
 
 from ..constraints import Kind
 from .ncut import labels_ncut, _ncut_rounding
-from .params import (ANCHORED_EMPTIED_KEEP, ANCHORED_SCREEN_MARGIN, ANCHORED_SCREEN_MARGIN_K2,
+from .params import (ANCHORED_EMPTIED_KEEP, ANCHORED_ONE_CALL_MARGIN, ANCHORED_SCREEN_MARGIN, ANCHORED_SCREEN_MARGIN_K2,
                      COLOURING_TIE_WEIGHT, NCUT_TIE_WEIGHT,
                      SCREEN_GROUPING_MARGIN, SINGLE_VECTOR_SPACING, UNREACHED_MIN_SHARE)
 from .potts import _best_colouring, edit_conductance
@@ -276,8 +276,16 @@ def _anchored(labels: np.ndarray, res: Resolution, nc, k: int, graph, kw: dict,
     the nearness term and a margin of 1 (regions-first, all 200, e2cp) the final ARI is
     0.751 -> 0.758, the order dependence 0.052 -> 0.018 and harmful strokes 8.8 -> 9.1%
     (margin 0.25: 0.750 / 0.011 / 9.5%; 2: 0.759 / 0.023 / 9.0%; ``bench/results/tuning.md``).
-    At K = 2 the margin's placement is also refused where the placement without it (the
-    one one call makes) would be, by the emptied-segment rule below: a partial move the
+    Without such a screen (one call, or a screen that splits a group) the margin is
+    :data:`~core.constraint_step.params.ANCHORED_ONE_CALL_MARGIN` (0.25 per node): a near
+    tie follows the colouring. On 163014 (a bird at its nest; csp, K = 2, one call) the
+    method's labels tipped a must-link to the wrong cannot-link end by 0.45 over its two
+    nodes (ARI 0.30; every other method and the window 1.00; now 1.00). Regions-first, all 200, K = 2, six
+    methods (forty-fifth session, ``bench/results/tuning.md``): every window result the
+    same, order dependence 0.012 / 0.011 / 0.021 / 0.014 / 0.015 / 0.019 -> 0.010 / 0.012 /
+    0.015 / 0.011 / 0.013 / 0.019, mean one-call ARI within 0.003.
+    At K = 2 the margin's placement is also refused where the placement without it
+    would be, by the emptied-segment rule below: a partial move the
     whole evidence reads as implausible (113044, a horse in a field: only the field's
     corner-to-corner must-link was sure enough to move to the horse's end, the field kept
     its other one, and the move gave 0.93 -> 0.09; e2cp final 0.758 -> 0.762, order
@@ -317,7 +325,7 @@ def _anchored(labels: np.ndarray, res: Resolution, nc, k: int, graph, kw: dict,
     from .anchored import anchored_colours, group_colours, surroundings
 
     previous = kw.get("previous")
-    margin = None
+    margin = ANCHORED_ONE_CALL_MARGIN
     if previous is not None and kw.get("stability", 0) > 0 \
             and screen_grouping(np.asarray(previous, np.int64), res, k) is not None:
         margin = ANCHORED_SCREEN_MARGIN_K2 if k == 2 else ANCHORED_SCREEN_MARGIN
@@ -331,7 +339,7 @@ def _anchored(labels: np.ndarray, res: Resolution, nc, k: int, graph, kw: dict,
     if new is None or np.array_equal(new, colour):
         return _unblobbed(labels, colour, free, scores, res, nc, k, graph, kw)
     sizes = _node_sizes(kw.get("appearance"), len(labels))
-    if margin is not None and k == 2:  # the placement without the margin, as in one call
+    if k == 2:  # the placement without the margin
         best = colour.copy()
         best[free] = [int(np.argmax(scores[g])) for g in free.tolist()]
         if _emptied_and_shrunk(labels, colour, best, free, res, nc, k, graph, kw, sizes):
