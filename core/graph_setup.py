@@ -5,7 +5,7 @@ Shared by :func:`core.segment` and :func:`core.prepare`."""
 from __future__ import annotations
 
 from .errors import ParameterError
-from .graph.affinity import affinity_key, boundary_affinity, node_affinity
+from .graph.affinity import affinity_key, boundary_affinity, node_affinity, regularised
 from .graph.representation import Representation
 from .params import resolve
 from .pipeline import SHARED_PARAMS, check_method, method_params, node_cap
@@ -43,12 +43,22 @@ def graph_of(rep: Representation, rep_p: dict, spec):
         The representation's cache seen through the affinity's key, for the method's own
         stroke-independent factorisations.
     """
-    key = affinity_key(rep_p, spec.graph)
-    K = rep.cache.get(("affinity",) + key, lambda: node_affinity(rep, rep_p, spec.graph))
+    tau = affinity_regularisation(rep_p, spec)
+    key = affinity_key(rep_p, spec.graph) + ((("regularisation", tau),) if tau > 0 else ())
+    K = rep.cache.get(("affinity",) + key, lambda: regularised(node_affinity(rep, rep_p, spec.graph), tau))
     G = None
     if rep_p["rounding"] == "constrained" and rep_p["rounding_prior"] > 0:
         G = boundary_graph(rep, rep_p)
     return K, G, rep.cache.scope(*key)
+
+
+def affinity_regularisation(rep_p: dict, spec) -> float:
+    """The ``regularisation`` the method's affinity takes
+    (:func:`~core.graph.affinity.regularised`): the contour affinity's, for the methods that
+    take it (``spec.regularised``), else 0."""
+    if rep_p["affinity"] != "contour" or not spec.regularised:
+        return 0.0
+    return float(rep_p["regularisation"])
 
 
 def boundary_graph(rep: Representation, rep_p: dict):

@@ -117,6 +117,7 @@ class MethodSpec:
     node_cap: str | None = None  # name of the parameter that caps the graph's nodes (ssap's ap_nodes)
     plain: str = ""  # what it does in plain words, shown where a person chooses the method
     graph: str = "kernel"  # what the method takes from the boundary graph: 'kernel' or 'adjacency'
+    regularised: bool = True  # whether it takes the contour affinity regularised (``regularisation``)
 
     def param(self, name: str) -> ParamSpec:
         for p in self.params:

@@ -309,4 +309,5 @@ SPEC = MethodSpec(
     params=PARAMS,
     fit=fit,
     node_cap="ap_nodes",
+    regularised=False,  # its similarities are 2 log K: core.graph.affinity.regularised
 )
