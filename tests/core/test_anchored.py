@@ -384,16 +384,9 @@ def test_nearness_places_a_free_group_the_walk_and_looks_leave_undecided():
 def _one_call(image_id: str, method: str, k: int = 2):
     """The regions-first user's strokes on a training image in one call: the ARI and the
     result."""
-    import pytest
+    from tests.conftest import training_image
 
-    from segapp.core.eval import bsds, simulate
-    from tests.conftest import BSDS
-
-    items = [i for i in bsds.find_images(BSDS, "train") if i.id == image_id] if BSDS.exists() else []
-    if not items:
-        pytest.skip("the BSDS500 images are not beside the checkout")
-    image = core.load_image(items[0].image)
-    target = simulate.make_target(bsds.load_ground_truth(items[0].ground_truth, shape=image.shape[:2]), k)
+    image, target = training_image(image_id, k)
     cons = people.constraints_of(people.user_strokes("regions-first", target, k, image_id))
     care = target >= 0
     with warnings.catch_warnings():
@@ -425,16 +418,9 @@ def test_a_near_tie_in_one_call_follows_the_colouring():
 def _window_aris(image_id: str, k: int = 2, method: str = "e2cp"):
     """The regions-first user's strokes on a training image, the result on screen passed on
     as the window does: the ARI after each stroke and the last result."""
-    import pytest
+    from tests.conftest import training_image
 
-    from segapp.core.eval import bsds, simulate
-    from tests.conftest import BSDS
-
-    items = [i for i in bsds.find_images(BSDS, "train") if i.id == image_id] if BSDS.exists() else []
-    if not items:
-        pytest.skip("the BSDS500 images are not beside the checkout")
-    image = core.load_image(items[0].image)
-    target = simulate.make_target(bsds.load_ground_truth(items[0].ground_truth, shape=image.shape[:2]), k)
+    image, target = training_image(image_id, k)
     strokes = people.user_strokes("regions-first", target, k, image_id)
     care = target >= 0
     seg, aris = None, []

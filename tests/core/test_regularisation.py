@@ -3,7 +3,6 @@
 import warnings
 
 import numpy as np
-import pytest
 
 from segapp import core
 from segapp.core.eval import metrics
@@ -59,14 +58,9 @@ def test_spectral_learning_without_strokes_gives_two_regions_not_a_speck():
     """65132 (koi in a pond, K = 2), spectral-learning without any stroke: the contour
     affinity as built walls off a 0.2% patch, which was the second segment (ARI 0.00); with
     the regularisation both segments are regions."""
-    from segapp.core.eval import bsds, simulate
-    from tests.conftest import BSDS
+    from tests.conftest import training_image
 
-    items = [i for i in bsds.find_images(BSDS, "train") if i.id == "65132"] if BSDS.exists() else []
-    if not items:
-        pytest.skip("the BSDS500 images are not beside the checkout")
-    image = core.load_image(items[0].image)
-    target = simulate.make_target(bsds.load_ground_truth(items[0].ground_truth, shape=image.shape[:2]), 2)
+    image, target = training_image("65132", 2)
     care = target >= 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
