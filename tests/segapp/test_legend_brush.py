@@ -37,11 +37,10 @@ def _use_method(qtbot, window, method):
 
 
 def test_colours_stay_with_their_segment_across_a_stroke_and_k(qtbot, window):
-    # gp-propagation cuts the demo into discs and background and keeps that cut after a
-    # must-link inside the sky; csp at eq. 17's beta answers one must-link with a small segment
-    # around its ends (its constraint bound concentrates u* there): csp's behaviour, not this
-    # test's topic
-    _use_method(qtbot, window, "gp-propagation")
+    # e2cp cuts the demo into the left disc and the rest (the regularised affinity; before it
+    # gp-propagation's discs against the background was used here) and keeps that cut after a
+    # must-link inside the sky, which it already honours
+    _use_method(qtbot, window, "e2cp")
     a, b = (20, 20), (150, 100)  # sky and the left disc of the demo image
     assert _label_at(window, *a) != _label_at(window, *b)
     sky = _colour_at(window, *a)
@@ -59,7 +58,7 @@ def test_colours_stay_with_their_segment_across_a_stroke_and_k(qtbot, window):
 
 
 def test_a_segment_name_stays_with_its_colour(qtbot, window):
-    _use_method(qtbot, window, "gp-propagation")  # keeps its cut after the stroke (see above)
+    _use_method(qtbot, window, "gp-propagation")  # a must-link inside the sky keeps its cut
     legend = window.side.legend
     k = _label_at(window, 10, 10)
     legend.table.item(k, 3).setText("sky")
