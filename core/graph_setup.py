@@ -44,8 +44,12 @@ def graph_of(rep: Representation, rep_p: dict, spec):
         stroke-independent factorisations.
     """
     tau = affinity_regularisation(rep_p, spec)
-    key = affinity_key(rep_p, spec.graph) + ((("regularisation", tau),) if tau > 0 else ())
-    K = rep.cache.get(("affinity",) + key, lambda: regularised(node_affinity(rep, rep_p, spec.graph), tau))
+    raw = affinity_key(rep_p, spec.graph)
+    K = rep.cache.get(("affinity",) + raw, lambda: node_affinity(rep, rep_p, spec.graph))
+    key = raw
+    if tau > 0:  # built from the affinity as built, which ssap shares (the compare view runs both)
+        key = raw + (("regularisation", tau),)
+        K = rep.cache.get(("affinity-regularised",) + key, lambda: regularised(K, tau))
     G = None
     if rep_p["rounding"] == "constrained" and rep_p["rounding_prior"] > 0:
         G = boundary_graph(rep, rep_p)
