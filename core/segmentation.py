@@ -55,7 +55,8 @@ class Segmentation:
         Method diagnostics (csp: n_feasible, lambda_max, constraint_satisfaction; ssap:
         preference, rounds, n_violated) and the constraint step's (``overruled``,
         ``overruled_nodes``, ``unreached_from``, ``kept_screen``, ``kept_unrefined``,
-        ``kept_healthy``, ``one_call_healthy``, ``connected_must_links``:
+        ``kept_healthy``, ``one_call_healthy``, ``connected_must_links``,
+        ``unreached_filled``:
         :func:`core.constraint_step.stage.apply_step`), and
         ``small_cannot_links``: ``(index, share)`` of each cannot-link kept apart only by a
         segment under 3% of the image (:func:`core.eval.metrics.small_cannot_links`; absent

@@ -17,7 +17,7 @@ from .regroup import screen_joins
 from .params import (KEEP_SCREEN_JOINED_MARGIN, KEEP_SCREEN_JOINED_MIN_OTHER, KEEP_SCREEN_MARGIN, KEEP_SCREEN_SHRUNK,
                      UNREACHED_MIN_SHARE)
 from .resolve import Resolution, resolve
-from .step import _node_sizes, _shares, _sliver, constrained_labels, screen_grouping
+from .step import _node_sizes, _shares, _sliver, constrained_labels, screen_grouping, unreached_filled
 from .walk import overruled_nodes
 from .widen import widened_labels
 
@@ -535,6 +535,32 @@ def _unslivered(res: SpectralResult, resolution: Resolution, E: np.ndarray, labe
     return one_resolution
 
 
+def _unreached_repaired(res: SpectralResult, resolution: Resolution, step: ConstraintStep) -> None:
+    """The last repair of a collapse: where the labels shown leave a colour no stroke holds a
+    sliver while the cannot-linked groups hold fewer than K colours, a free must-link group
+    takes it (:func:`~core.constraint_step.step.unreached_filled`;
+    ``res.info['unreached_filled']``).
+
+    Only on the labels that would be shown, after every other rule (a screen kept, the one
+    call's labels in place of a sliver, :func:`_unslivered`): on 309004 (regions-first,
+    K = 3) ssap's seventh result had such a sliver before :func:`_unslivered`, and filling
+    it there gave ARI -0.07 where the one call's labels give 0.48. On gp-propagation and
+    rom nothing else repairs it: the first cannot-link's groups held two colours, every free
+    must-link took one of them, and the third segment kept 2% of the image (the large bear;
+    ARI 0.20 and 0.60, a collapsed result); now 0.47 and 0.42, three regions. Not where the
+    small segment holds a free group: that is often a small region a person stroked
+    (311068, 35008, 368016, 43070, 105053: 0.62-0.91 -> 0.14-0.69 when such segments were
+    filled too), so csp's 187071 (a third region's must-link alone in a 2.9% segment, in
+    two pieces around its ends) is left. All 200 training images, regions-first, K = 3
+    (``bench/results/tuning.md``, forty-sixth session)."""
+    filled = unreached_filled(res.labels, resolution, step.nc, step.n_clusters, step.graph,
+                              {"prior_weight": step.prior_weight, "appearance": step.appearance,
+                               "texture": step.texture, "texture_weight": step.texture_weight})
+    if filled is not None:
+        res.labels = filled
+        res.info["unreached_filled"] = True
+
+
 def apply_step(res: SpectralResult, step: ConstraintStep, method_nc, warn: bool = True) -> SpectralResult:
     """``res`` with labels that honour every consistent constraint (:func:`constrained_labels`).
 
@@ -607,6 +633,8 @@ def apply_step(res: SpectralResult, step: ConstraintStep, method_nc, warn: bool 
             kept = res.info["kept_healthy"] = True
     if not kept and "one_call_healthy" not in res.info:
         resolution = _unslivered(res, resolution, E, labels0, step, alone)
+    if not kept:
+        _unreached_repaired(res, resolution, step)
     if kept:
         res.labels = np.asarray(step.previous, np.int64).copy()
         res.info["kept_screen"] = True

@@ -433,6 +433,80 @@ def _unblobbed(labels, colour, free, scores: dict, res: Resolution, nc, k: int, 
     return out
 
 
+def unreached_filled(labels, res: Resolution, nc, k: int, graph, kw: dict) -> np.ndarray | None:
+    """A free must-link group for each colour no stroke holds where that colour is a sliver.
+
+    Where cannot-links are drawn but their groups hold fewer than ``k`` colours (at K >= 3
+    the first cannot-link's two groups hold two), the placement of the free must-link
+    groups (:func:`_anchored`) does not run, and a colour no stroke group holds is whatever
+    the method's own result gave it (:func:`~core.constraint_step.stage.unreached_source`),
+    sometimes a sliver. For each such colour under :data:`UNREACHED_MIN_SHARE` of the
+    image (:func:`_unheld`), of the free groups in a segment that holds two or more, the
+    one whose move (the walk from every group with its colour, :func:`_walk_from_groups`)
+    leaves no segment under that share and gives the lowest normalised cut
+    (:func:`labels_ncut`) takes the colour.
+
+    Parameters
+    ----------
+    labels : ndarray, shape (n,), int
+    res : Resolution
+    nc : NodeConstraints
+    k : int
+    graph : sparse matrix, shape (n, n)
+    kw : dict
+        ``prior_weight``, ``appearance`` (node sizes), ``texture``, ``texture_weight``.
+
+    Returns
+    -------
+    ndarray, shape (n,), int, or None
+        The walk's labels; None where nothing applies or no move leaves every segment at
+        least that share.
+    """
+    from .anchored import group_colours
+
+    free = _free_must_link_groups(nc, res)
+    if k < 3 or graph is None or not res.apart or not len(free) or not kw.get("prior_weight", 0) > 0:
+        return None
+    labels = np.asarray(labels, np.int64)
+    colour = group_colours(labels, res, res.n_groups)
+    tied = np.setdiff1d(np.arange(res.n_groups), free)
+    if len(np.unique(colour[tied])) >= k:
+        return None  # the placement ran (:func:`_anchored`)
+    sizes = _node_sizes(kw.get("appearance"), len(labels))
+    unheld = _unheld(labels, colour, k, sizes)
+    if not unheld:
+        return None
+    new = colour.copy()
+    for c in sorted(unheld):
+        count = np.bincount(new[free], minlength=k)
+        best = None
+        for g in free.tolist():
+            if count[new[g]] < 2:
+                continue
+            trial = new.copy()
+            trial[g] = c
+            out = _walk_from_groups(trial, res, nc, len(labels), k, graph, kw)
+            if (_shares(out, k, sizes) < UNREACHED_MIN_SHARE).any():
+                continue
+            cut = labels_ncut(graph, out, k)
+            if best is None or cut < best[0]:
+                best = (cut, g)
+        if best is None:
+            return None
+        new[best[1]] = c
+    out = _walk_from_groups(new, res, nc, len(labels), k, graph, kw)
+    return None if (_shares(out, k, sizes) < UNREACHED_MIN_SHARE).any() else out
+
+
+def _unheld(labels, colour, k: int, sizes) -> set:
+    """The segments of ``labels`` under :data:`UNREACHED_MIN_SHARE` of the image (node sizes
+    ``sizes``) that hold no stroke group (``colour``: each group's colour): a colour the
+    strokes never reached, left a sliver."""
+    share = _shares(labels, k, sizes)
+    held = set(np.asarray(colour).tolist())
+    return {c for c in range(k) if share[c] < UNREACHED_MIN_SHARE and c not in held}
+
+
 def _blobs(labels: np.ndarray, free_colours: np.ndarray, k: int, sizes: np.ndarray) -> set:
     """The segments of ``labels`` under :data:`UNREACHED_MIN_SHARE` of the image (node
     sizes ``sizes``) that hold no free must-link group (``free_colours``: their colours):

@@ -38,6 +38,9 @@ def result_line(result, counts: dict, ari: float | None = None, annotator: int |
     if (result.info or {}).get("one_call_unslivered"):
         parts.append("the strokes were read afresh, without the result on screen (with it, a segment "
                      "would have shrunk to a blob under 3% of the image that no must-link holds)")
+    if (result.info or {}).get("unreached_filled"):
+        parts.append("a segment no stroke reached would have been a sliver under 3% of the image: it now "
+                     "holds the must-link that cuts the image best (a cannot-link from it says otherwise)")
     if (result.info or {}).get("kept_healthy"):
         parts.append("the result on screen already agreed with the new stroke and is kept (the new "
                      "labels would have shrunk a segment to under 3% of the image)")

@@ -3,6 +3,7 @@
 import warnings
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 
 from segapp import core
@@ -453,3 +454,26 @@ def test_a_partial_move_the_whole_placement_would_refuse_is_refused():
     aris, seg = _window_aris("113044")
     assert aris[3] > 0.85 and aris[4] > 0.85
     assert seg.honoured["must_link"].all() and seg.honoured["cannot_link"].all()
+
+
+@pytest.mark.parametrize("image_id, method", [("309004", "gp-propagation"), ("309004", "rom")])
+def test_a_colour_no_stroke_holds_is_not_left_a_sliver(image_id, method):
+    """Regions-first at K = 3, the result on screen passed on: the first cannot-link's
+    groups hold two colours, so the placement does not run; before, every free must-link
+    stayed in those two colours and the third segment kept 2% of the image at the seventh
+    stroke (a collapsed result). Now a free group takes the third colour: no collapsed
+    result from the K-th stroke on (``step._unreached_filled``)."""
+    from tests.conftest import training_image
+
+    image, target = training_image(image_id, 3)
+    strokes = people.user_strokes("regions-first", target, 3, image_id)
+    seg = None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for r in range(1, len(strokes) + 1):
+            cons = people.constraints_of(strokes[:r])
+            seg = core.segment(image, cons, method=method, n_segments=3, previous=seg)
+            if r >= 3:
+                assert people.health(seg.labels, target, cons, 3)["collapsed"] == 0, r
+            if r == 7:  # the first cannot-link: the third colour went to a free must-link
+                assert seg.info.get("unreached_filled") is True

@@ -81,6 +81,9 @@ def test_the_status_line_says_when_the_graph_stood_in_for_the_method():
     fresh = result_line(result({"one_call_unslivered": True}), counts)
     assert "read afresh, without the result on screen" in fresh and "blob under 3%" in fresh
     assert "read afresh" not in result_line(result({}), counts)
+    filled = result_line(result({"unreached_filled": True}), counts)
+    assert "no stroke reached would have been a sliver under 3%" in filled and "cuts the image best" in filled
+    assert "would have been a sliver" not in result_line(result({}), counts)
 
 
 def test_the_status_line_says_which_cannot_links_only_a_small_segment_keeps_apart():
