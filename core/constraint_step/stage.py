@@ -17,7 +17,8 @@ from .regroup import screen_joins
 from .params import (KEEP_SCREEN_JOINED_MARGIN, KEEP_SCREEN_JOINED_MIN_OTHER, KEEP_SCREEN_MARGIN, KEEP_SCREEN_SHRUNK,
                      UNREACHED_MIN_SHARE)
 from .resolve import Resolution, resolve
-from .step import _node_sizes, _shares, _sliver, constrained_labels, screen_grouping, unreached_filled
+from .step import (_node_sizes, _shares, _sliver, constrained_labels, screen_grouping, unheld_colours,
+                   unreached_filled)
 from .walk import overruled_nodes
 from .widen import widened_labels
 
@@ -417,9 +418,7 @@ def unheld_sliver(labels: np.ndarray, resolution: Resolution, k: int, sizes: np.
     ``sizes``) and holds no node of a stroke, block or brush region (``resolution.group``):
     a segment no stroke reached, collapsed. A small segment that holds strokes is often a
     small region a person stroked."""
-    labels = np.asarray(labels, np.int64)
-    held = np.bincount(labels[resolution.group >= 0], minlength=k)[:k] > 0
-    return bool(((_shares(labels, k, sizes) < UNREACHED_MIN_SHARE) & ~held).any())
+    return bool(unheld_colours(labels, resolution, k, sizes))
 
 
 def screen_cut_labels(step: ConstraintStep) -> np.ndarray:

@@ -441,7 +441,7 @@ def unreached_filled(labels, res: Resolution, nc, k: int, graph, kw: dict) -> np
     groups (:func:`_anchored`) does not run, and a colour no stroke group holds is whatever
     the method's own result gave it (:func:`~core.constraint_step.stage.unreached_source`),
     sometimes a sliver. For each such colour under :data:`UNREACHED_MIN_SHARE` of the
-    image (:func:`_unheld`), of the free groups in a segment that holds two or more, the
+    image (:func:`unheld_colours`), of the free groups in a segment that holds two or more, the
     one whose move (the walk from every group with its colour, :func:`_walk_from_groups`)
     leaves no segment under that share and gives the lowest normalised cut
     (:func:`labels_ncut`) takes the colour.
@@ -464,18 +464,18 @@ def unreached_filled(labels, res: Resolution, nc, k: int, graph, kw: dict) -> np
     """
     from .anchored import group_colours
 
-    free = _free_must_link_groups(nc, res)
-    if k < 3 or graph is None or not res.apart or not len(free) or not kw.get("prior_weight", 0) > 0:
-        return None
+    if k < 3 or graph is None or not res.apart or not kw.get("prior_weight", 0) > 0:
+        return None  # checked first: this runs on every edit
     labels = np.asarray(labels, np.int64)
+    sizes = _node_sizes(kw.get("appearance"), len(labels))
+    unheld = unheld_colours(labels, res, k, sizes)
+    free = _free_must_link_groups(nc, res) if unheld else []
+    if not len(free):
+        return None
     colour = group_colours(labels, res, res.n_groups)
     tied = np.setdiff1d(np.arange(res.n_groups), free)
     if len(np.unique(colour[tied])) >= k:
         return None  # the placement ran (:func:`_anchored`)
-    sizes = _node_sizes(kw.get("appearance"), len(labels))
-    unheld = _unheld(labels, colour, k, sizes)
-    if not unheld:
-        return None
     new = colour.copy()
     for c in sorted(unheld):
         count = np.bincount(new[free], minlength=k)
@@ -498,13 +498,14 @@ def unreached_filled(labels, res: Resolution, nc, k: int, graph, kw: dict) -> np
     return None if (_shares(out, k, sizes) < UNREACHED_MIN_SHARE).any() else out
 
 
-def _unheld(labels, colour, k: int, sizes) -> set:
+def unheld_colours(labels: np.ndarray, res: Resolution, k: int, sizes: np.ndarray) -> set:
     """The segments of ``labels`` under :data:`UNREACHED_MIN_SHARE` of the image (node sizes
-    ``sizes``) that hold no stroke group (``colour``: each group's colour): a colour the
-    strokes never reached, left a sliver."""
+    ``sizes``) that hold no node of a stroke, block or brush region (``res.group``): a
+    colour the strokes never reached, left a sliver (a collapse)."""
+    labels = np.asarray(labels, np.int64)
+    held = np.bincount(labels[res.group >= 0], minlength=k)[:k] > 0
     share = _shares(labels, k, sizes)
-    held = set(np.asarray(colour).tolist())
-    return {c for c in range(k) if share[c] < UNREACHED_MIN_SHARE and c not in held}
+    return {c for c in range(k) if share[c] < UNREACHED_MIN_SHARE and not held[c]}
 
 
 def _blobs(labels: np.ndarray, free_colours: np.ndarray, k: int, sizes: np.ndarray) -> set:

@@ -462,7 +462,7 @@ def test_a_colour_no_stroke_holds_is_not_left_a_sliver(image_id, method):
     groups hold two colours, so the placement does not run; before, every free must-link
     stayed in those two colours and the third segment kept 2% of the image at the seventh
     stroke (a collapsed result). Now a free group takes the third colour: no collapsed
-    result from the K-th stroke on (``step._unreached_filled``)."""
+    result from the K-th stroke on (``step.unreached_filled``)."""
     from tests.conftest import training_image
 
     image, target = training_image(image_id, 3)
