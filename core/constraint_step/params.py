@@ -156,6 +156,7 @@ NCUT_EXACT = 200_000  # colourings enumerated exactly (K^groups); more: greedy w
 LOOK_BINS = 12  # colours of the codebook a territory's histogram counts
 
 WIDEN_STEPS = (1.0, 10.0, 100.0)  # rounding_widen: the looks' weights tried in turn, times WIDEN_APPEARANCE (forty-second session)
+WIDEN_LENS = 1.2  # rounding_widen once a cannot-link is drawn: a free must-link's sliver grows only into nodes whose hops to its two ends sum to at most this times the hops between them (forty-seventh session)
 WIDEN_APPEARANCE = 0.05  # rounding_widen: the weight of the looks' prior in its walk (rounding_appearance's scale; tuning.md, thirty-second session)
 UNREACHED_MIN_SHARE = 0.03  # 'auto': an unstroked segment smaller than this (no cannot-link yet) is a collapse
 ANCHORED_LOOKS = 6.0  # lambda of core.constraint_step.anchored: the looks against the walk's log-probabilities

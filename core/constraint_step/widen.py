@@ -31,8 +31,15 @@ region (28075: 1.3% of the image, right as a sliver, 0.97 ARI; widened 0.83); on
 cannot-link is drawn the error-centre user's small segments are right more often than
 not (widened at every K with cannot-links too, its NoC@0.80 at K = 3 went 3.995 -> 4.230);
 growing the sliver only, not re-walking every segment, keeps the others as they were
-(re-walked, 28075 fell to 0.22). Our addition, in no paper; measured in
-``bench/results/tuning.md`` (thirty-second session).
+(re-walked, 28075 fell to 0.22).
+
+Once a cannot-link is drawn (K >= 3), a sliver of free must-links alone (no node of a
+cannot-linked group in it, :func:`_free_slivers`) is still widened, but only into the lens
+of nodes around its broken must-links (:func:`_lens`): at the first cannot-link the walk gave
+187071's third region (csp) back as two blobs, 2.5% of the image, a collapsed result; the
+looks' pull alone, unconfined, took patches of wall and drainpipe for 170054's child. The
+error-centre user, whose every group is cannot-linked, is not reached. Our addition, in no
+paper; measured in ``bench/results/tuning.md`` (thirty-second and forty-seventh sessions).
 
 References
 ----------
@@ -45,7 +52,7 @@ import numpy as np
 
 from .connect import broken_must_links
 from .looks import _look_samples, appearance_prior, colour_codes
-from .params import UNREACHED_MIN_SHARE, WIDEN_APPEARANCE, WIDEN_STEPS
+from .params import UNREACHED_MIN_SHARE, WIDEN_APPEARANCE, WIDEN_LENS, WIDEN_STEPS
 from .resolve import Resolution, _seed_nodes
 from .step import _shares
 from .texture import edit_texture_walk
@@ -87,14 +94,20 @@ def widened_labels(labels: np.ndarray, resolution: Resolution, nc, graph, k: int
     Returns
     -------
     ndarray, shape (n,), int64, or None
-        None where a cannot-link (or two block labels) is drawn, where no segment is a broken
-        must-link's sliver, or where the walk leaves as many slivers or a new one.
+        None where no segment is a broken must-link's sliver (once a cannot-link or two
+        block labels are drawn: at K < 3, or where no such sliver is of free must-links
+        alone), or where the walk leaves as many slivers or a new one.
     """
-    if resolution.apart or appearance is None or resolution.n_groups == 0:
+    if appearance is None or resolution.n_groups == 0 or (resolution.apart and k < 3):
         return None
     labels = np.asarray(labels, np.int64)
     sizes = np.asarray(appearance[1], float)
     slivers = broken_slivers(labels, resolution, nc, graph, k, sizes)
+    lens = None
+    if resolution.apart and slivers:  # a cannot-link is drawn: free must-links' slivers, in their lens
+        slivers = _free_slivers(slivers, labels, resolution)
+        if slivers:
+            lens = _lens(slivers, labels, resolution, nc, graph)
     if not slivers:
         return None
     seeds = _seed_nodes(nc, resolution)
@@ -112,12 +125,44 @@ def widened_labels(labels: np.ndarray, resolution: Resolution, nc, graph, k: int
         weight = max(float(prior_weight), WIDEN_APPEARANCE * scale)
         walked = edit_texture_walk(nc, graph, seeds, labels[seeds], prior, weight, texture, texture_weight)
         grow = np.isin(walked, slivers) & ~np.isin(labels, slivers)  # the slivers only grow
+        if lens is not None:
+            grow &= lens
         new = labels.copy()
         new[grow] = walked[grow]
         after = set(np.flatnonzero(_shares(new, k, sizes) < UNREACHED_MIN_SHARE).tolist())
         if after < before:
             return new
     return None
+
+
+def _free_slivers(slivers: list, labels: np.ndarray, resolution: Resolution) -> list:
+    """The ``slivers`` that no node of a cannot-linked group (or of a labelled block) lies
+    in: segments of free must-links alone, which the cannot-links say nothing about."""
+    touched = np.zeros(resolution.n_groups, bool)
+    for pair in resolution.apart:
+        for g in pair:
+            if 0 <= g < resolution.n_groups:
+                touched[g] = True
+    nodes = resolution.group >= 0
+    held = set(np.unique(labels[nodes][touched[resolution.group[nodes]]]).tolist())
+    return [c for c in slivers if c not in held]
+
+
+def _lens(slivers: list, labels: np.ndarray, resolution: Resolution, nc, graph) -> np.ndarray:
+    """The nodes a free must-link's sliver may grow into once a cannot-link is drawn, shape
+    (n,), bool: for each broken must-link of the ``slivers``, the nodes whose unweighted
+    hops on ``graph`` to its two ends sum to at most :data:`~.params.WIDEN_LENS` times the
+    hops between the ends (a lens around the stroke). The region a must-link was drawn in
+    lies along it; the looks' prior alone pulled nodes of the ends' colours from anywhere
+    (170054: patches of wall and drainpipe for a child's must-link)."""
+    from scipy.sparse.csgraph import shortest_path
+
+    lens = np.zeros(len(labels), bool)
+    for s in broken_must_links(nc, resolution, labels, graph):
+        if labels[s.a] in slivers:
+            hops = shortest_path(graph, unweighted=True, directed=False, indices=[s.a, s.b])
+            lens |= hops[0] + hops[1] <= WIDEN_LENS * hops[0, s.b]
+    return lens
 
 
 def _too_few_nodes(slivers: list, labels: np.ndarray, resolution: Resolution, nc, graph) -> list:
