@@ -14,6 +14,25 @@ def rng():
     return np.random.RandomState(0)
 
 
+def window_sequence(image, target, image_id: str, method: str, k: int, user: str = "regions-first"):
+    """The people-like ``user``'s strokes on a training image drawn one at a time, the
+    result on screen passed on as the window does: yields ``(stroke number, constraints,
+    segmentation)`` after each stroke (warnings silenced)."""
+    import warnings
+
+    from segapp import core
+    from segapp.core.eval import people
+
+    strokes = people.user_strokes(user, target, k, image_id)
+    seg = None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for r in range(1, len(strokes) + 1):
+            cons = people.constraints_of(strokes[:r])
+            seg = core.segment(image, cons, method=method, n_segments=k, previous=seg)
+            yield r, cons, seg
+
+
 def training_image(image_id: str, k: int):
     """A BSDS500 training image and its K-region target (``segapp.core.eval.simulate``),
     or the test skipped where the images are not beside the checkout."""

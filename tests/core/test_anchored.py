@@ -463,17 +463,11 @@ def test_a_colour_no_stroke_holds_is_not_left_a_sliver(image_id, method):
     stayed in those two colours and the third segment kept 2% of the image at the seventh
     stroke (a collapsed result). Now a free group takes the third colour: no collapsed
     result from the K-th stroke on (``step.unreached_filled``)."""
-    from tests.conftest import training_image
+    from tests.conftest import training_image, window_sequence
 
     image, target = training_image(image_id, 3)
-    strokes = people.user_strokes("regions-first", target, 3, image_id)
-    seg = None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for r in range(1, len(strokes) + 1):
-            cons = people.constraints_of(strokes[:r])
-            seg = core.segment(image, cons, method=method, n_segments=3, previous=seg)
-            if r >= 3:
-                assert people.health(seg.labels, target, cons, 3)["collapsed"] == 0, r
-            if r == 7:  # the first cannot-link: the third colour went to a free must-link
-                assert seg.info.get("unreached_filled") is True
+    for r, cons, seg in window_sequence(image, target, image_id, method, 3):
+        if r >= 3:
+            assert people.health(seg.labels, target, cons, 3)["collapsed"] == 0, r
+        if r == 7:  # the first cannot-link: the third colour went to a free must-link
+            assert seg.info.get("unreached_filled") is True

@@ -103,18 +103,12 @@ def test_the_first_cannot_link_does_not_give_a_free_must_link_back_as_two_blobs(
     cannot-link (the seventh stroke) the walk gave the third region's must-link, across the
     cliffs, back as two blobs, 2.5% of the image (csp: a collapsed result). Widened within
     its lens, no result from the K-th stroke on is collapsed."""
-    from tests.conftest import training_image
+    from tests.conftest import training_image, window_sequence
 
     image, target = training_image("187071", 3)
-    strokes = people.user_strokes("regions-first", target, 3, "187071")
-    seg = None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for r in range(1, len(strokes) + 1):
-            cons = people.constraints_of(strokes[:r])
-            seg = core.segment(image, cons, method=method, n_segments=3, previous=seg)
-            if r >= 3:
-                assert people.health(seg.labels, target, cons, 3)["collapsed"] == 0, r
+    for r, cons, seg in window_sequence(image, target, "187071", method, 3):
+        if r >= 3:
+            assert people.health(seg.labels, target, cons, 3)["collapsed"] == 0, r
 
 
 @pytest.mark.parametrize("image_id, region", [("2092", "the tree line"), ("78019", "the far ship")])
