@@ -35,6 +35,13 @@ def result_line(result, counts: dict, ari: float | None = None, annotator: int |
     if joined:
         parts.append(f"{joined} must-link{'s' if joined > 1 else ''} joined through {'their' if joined > 1 else 'its'} "
                      "segment (the walk from the ends alone left them in two pieces)")
+    if (result.info or {}).get("widened"):
+        parts.append("a must-link's segment was two blobs around its ends: it now takes what around the "
+                     "stroke looks like its ends")
+    grouped = (result.info or {}).get("screen_groups", 0)
+    if grouped:
+        parts.append(f"{grouped} must-link{'s' if grouped > 1 else ''} drawn inside a segment on screen "
+                     f"kept with the strokes there")
     if (result.info or {}).get("one_call_unslivered"):
         parts.append("the strokes were read afresh, without the result on screen (with it, a segment "
                      "would have shrunk to a blob under 3% of the image that no must-link holds)")

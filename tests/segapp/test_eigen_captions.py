@@ -84,6 +84,13 @@ def test_the_status_line_says_when_the_graph_stood_in_for_the_method():
     filled = result_line(result({"unreached_filled": True}), counts)
     assert "no stroke reached would have been a sliver under 3%" in filled and "cuts the image best" in filled
     assert "would have been a sliver" not in result_line(result({}), counts)
+    widened = result_line(result({"widened": True}), counts)
+    assert "two blobs around its ends" in widened and "looks like its ends" in widened
+    assert "two blobs" not in result_line(result({}), counts)
+    assert "1 must-link drawn inside a segment on screen kept with the strokes there" in \
+        result_line(result({"screen_groups": 1}), counts)
+    assert "2 must-links drawn inside" in result_line(result({"screen_groups": 2}), counts)
+    assert "drawn inside a segment" not in result_line(result({}), counts)
 
 
 def test_the_status_line_says_which_cannot_links_only_a_small_segment_keeps_apart():
