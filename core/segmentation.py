@@ -506,6 +506,21 @@ def _same_value(a, b) -> bool:
         return a is b
 
 
+def _ground(constraints, rep_p: dict) -> float:
+    """``rounding_ground`` where the constraints are blocks and brush regions alone, else 0
+    (:mod:`core.constraint_step.ground`)."""
+    if constraints is None or not constraints.blocks or constraints.must_link or constraints.cannot_link:
+        return 0.0
+    return float(rep_p["rounding_ground"])
+
+
+def _border_pixels(rep) -> np.ndarray:
+    """Each node's working pixels on the image's border, shape (n,)."""
+    nm = rep.node_map
+    edge = np.concatenate([nm[0], nm[-1], nm[1:-1, 0], nm[1:-1, -1]]) if min(nm.shape) > 1 else nm.ravel()
+    return np.bincount(edge.astype(np.int64), minlength=rep.n_nodes).astype(float)
+
+
 def _step_input(rep, constraints, nc, K, G, previous, shape, rep_p: dict, n_segments: int):
     """The constraint step's input (:class:`~core.constraint_step.ConstraintStep`) and the
     nodes it labels: ``rep``'s, or split where strokes meet (:func:`core.graph.refine.refine`,
@@ -532,7 +547,8 @@ def _step_input(rep, constraints, nc, K, G, previous, shape, rep_p: dict, n_segm
                           texture_weight=rep_p["rounding_texture"],
                           unconstrained_margin=rep_p["rounding_unconstrained"],
                           connect=rep_p["rounding_connect"], anchored=rep_p["rounding_anchored"],
-                          widen=rep_p["rounding_widen"], screen_groups=rep_p["rounding_screen_groups"])
+                          widen=rep_p["rounding_widen"], screen_groups=rep_p["rounding_screen_groups"],
+                          ground=_ground(constraints, rep_p), border=_border_pixels(out))
     return step, out
 
 

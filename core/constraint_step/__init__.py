@@ -101,6 +101,13 @@ its own.
    with Grady's prior from what the must-links' ends look like, and that segment takes
    the nodes it gives it; kept where the slivers are fewer and none is new.
 
+4d. **Ground** (``rounding_ground``, :mod:`.ground`). With labelled blocks and brush regions
+   alone, every segment holding one, the nodes the blocks' walk barely reaches (a walker
+   from them is absorbed by the walk's prior before it meets any block, so noise decides
+   their label) take the segment that holds at least 80% of the image's border among the
+   reached nodes: the far field of an object marked with labelled clicks is its background.
+   Never with links, nor where two segments share the border.
+
 What the steps read of the method (:func:`~.stage.unreached_source`): its labels and the
 embedding it clustered; where those labels are one segment, or cut the image graph far worse
 than the method's own result without strokes (normalised cut higher by more than

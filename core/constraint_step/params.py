@@ -129,6 +129,15 @@ ROUNDING_PARAMS = (
               "what its ends' surroundings look like (colour and texture), unless the result on "
               "screen already honours every stroke or the placement would leave a cannot-link "
               "honoured by a sliver (off: the two colourings' choice alone)."),
+    ParamSpec("rounding_ground", float, 0.1,
+              "Constrained rounding, with labelled blocks and brush regions alone (no link): "
+              "nodes the blocks' walk reaches with a probability under this (a walker from them "
+              "is absorbed by the walk's prior first, so noise would decide their label) take "
+              "the segment that holds most of the image's border (80%), as the far field of an object marked "
+              "with labelled clicks is its background (0: the walk decides them).",
+              low=0.0, high=1.0,
+              plain="With labelled blocks: how far from every block the rest of the image goes to "
+                    "the segment along the image's edge instead of the nearest block's (0: off)."),
     ParamSpec("rounding_stability", float, 0.1,
               "Constrained rounding, given the result shown before this edit (segment's "
               "previous): what a group of must-linked stroke ends pays, per node, for leaving "
@@ -182,3 +191,8 @@ ANCHORED_ONE_CALL_MARGIN = 0.25
 # a placement that leaves a segment none of the two or more free groups it held is refused where
 # the segment keeps less than this of its share of the image (bench/results/tuning.md, 2026-11-30)
 ANCHORED_EMPTIED_KEEP = 0.5
+# rounding_ground: the ground is the segment holding at least this share of the reached nodes' border pixels
+# (0.7 / 0.8 / 0.9 / none: GrabCut csp NoC@90 7.18 / 7.38 / 7.68 / 7.14; Berkeley blocks, e2cp, K = 3
+# NoC@0.80 6.05 / 6.08 / 6.02 / 7.27 and K = 2 4.35 / 4.18 / 4.23 against 6.13 and 4.15 without the rule;
+# tuning.md, forty-eighth session)
+GROUND_BORDER_SHARE = 0.8

@@ -12,6 +12,7 @@ from ..constraints import Kind
 from ..errors import ContradictoryConstraintsWarning
 from ..spectral import SpectralResult, row_normalize
 from .connect import connected_labels
+from .ground import grounded
 from .ncut import labels_ncut
 from .regroup import screen_joins
 from .params import (KEEP_SCREEN_JOINED_MARGIN, KEEP_SCREEN_JOINED_MIN_OTHER, KEEP_SCREEN_MARGIN, KEEP_SCREEN_SHRUNK,
@@ -98,6 +99,12 @@ class ConstraintStep:
         ``rounding_prior``, ``rounding_colouring``, ``rounding_stability``, ``rounding_looks``,
         ``rounding_appearance``, ``rounding_texture``
         (:data:`~core.constraint_step.ROUNDING_PARAMS`).
+    ground : float
+        ``rounding_ground`` where the constraints are blocks and brush regions alone, else
+        0: the nodes the blocks' walk reaches less than this go to the segment holding the
+        image's border (:mod:`~core.constraint_step.ground`).
+    border : ndarray, shape (n',), optional
+        Each node's pixels on the image's border (read with ``ground``).
     """
 
     n_clusters: int
@@ -124,6 +131,8 @@ class ConstraintStep:
     widen: bool = False
     screen_groups: bool = False
     screen_claims: bool = False
+    ground: float = 0.0
+    border: np.ndarray | None = None
 
 
 def _placed(labels: np.ndarray, E: np.ndarray, labels0: np.ndarray, step: ConstraintStep, own: np.ndarray):
@@ -560,6 +569,29 @@ def _unreached_repaired(res: SpectralResult, resolution: Resolution, step: Const
         res.info["unreached_filled"] = True
 
 
+def _grounded(res: SpectralResult, resolution: Resolution, step: ConstraintStep) -> None:
+    """``res.labels`` with the far field no block reaches given to the ground
+    (:func:`~core.constraint_step.ground.grounded`, ``step.ground``);
+    ``res.info['grounded']``: how many nodes changed."""
+    if step.ground <= 0 or step.border is None or step.graph is None or step.prior_weight <= 0:
+        return
+    seeds = np.flatnonzero(resolution.group >= 0)
+    if len(np.unique(res.labels[seeds])) < step.n_clusters:
+        return  # a segment no block holds follows the method's labels far from the blocks (step 4)
+    graph = step.graph
+    if step.texture is not None and step.texture_weight > 0:  # the graph the final walk ran on, as near as one fit tells
+        from .texture import texture_posterior, texture_shaped
+
+        F, sizes = step.texture
+        P = texture_posterior(F, np.arange(len(F)), res.labels, step.n_clusters, sizes)
+        if P is not None:
+            graph = texture_shaped(graph, P, step.texture_weight)
+    res.labels, changed = grounded(res.labels, graph, seeds, step.border, step.prior_weight, step.ground,
+                                   step.n_clusters)
+    if changed:
+        res.info["grounded"] = changed
+
+
 def apply_step(res: SpectralResult, step: ConstraintStep, method_nc, warn: bool = True) -> SpectralResult:
     """``res`` with labels that honour every consistent constraint (:func:`constrained_labels`).
 
@@ -634,6 +666,7 @@ def apply_step(res: SpectralResult, step: ConstraintStep, method_nc, warn: bool 
         resolution = _unslivered(res, resolution, E, labels0, step, alone)
     if not kept:
         _unreached_repaired(res, resolution, step)
+        _grounded(res, resolution, step)
     if kept:
         res.labels = np.asarray(step.previous, np.int64).copy()
         res.info["kept_screen"] = True

@@ -35,6 +35,10 @@ def result_line(result, counts: dict, ari: float | None = None, annotator: int |
     if joined:
         parts.append(f"{joined} must-link{'s' if joined > 1 else ''} joined through {'their' if joined > 1 else 'its'} "
                      "segment (the walk from the ends alone left them in two pieces)")
+    far = (result.info or {}).get("grounded", 0)
+    if far:
+        parts.append(f"{far} node{'s' if far > 1 else ''} far from every block went to the segment along "
+                     "the image's edge")
     if (result.info or {}).get("widened"):
         parts.append("a must-link's segment was two blobs around its ends: it now takes what around the "
                      "stroke looks like its ends")

@@ -91,6 +91,9 @@ def test_the_status_line_says_when_the_graph_stood_in_for_the_method():
         result_line(result({"screen_groups": 1}), counts)
     assert "2 must-links drawn inside" in result_line(result({"screen_groups": 2}), counts)
     assert "drawn inside a segment" not in result_line(result({}), counts)
+    assert "52 nodes far from every block went to the segment along the image's edge" in \
+        result_line(result({"grounded": 52}), counts)
+    assert "far from every block" not in result_line(result({}), counts)
 
 
 def test_the_status_line_says_which_cannot_links_only_a_small_segment_keeps_apart():
