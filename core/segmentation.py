@@ -15,7 +15,7 @@ from .graph.node_constraints import map_constraints, map_strokes
 from .graph.pixels import grid_weights
 from .graph.refine import anchor_items, refine
 from .eval.metrics import honoured, small_cannot_links
-from .graph.representation import Representation, build_representation
+from .graph.representation import Representation, border_pixels, build_representation
 from .image import check_image
 from .params import check_seed
 from .graph_setup import boundary_graph, graph_of, split_params
@@ -514,13 +514,6 @@ def _ground(constraints, rep_p: dict) -> float:
     return float(rep_p["rounding_ground"])
 
 
-def _border_pixels(rep) -> np.ndarray:
-    """Each node's working pixels on the image's border, shape (n,)."""
-    nm = rep.node_map
-    edge = np.concatenate([nm[0], nm[-1], nm[1:-1, 0], nm[1:-1, -1]]) if min(nm.shape) > 1 else nm.ravel()
-    return np.bincount(edge.astype(np.int64), minlength=rep.n_nodes).astype(float)
-
-
 def _step_input(rep, constraints, nc, K, G, previous, shape, rep_p: dict, n_segments: int):
     """The constraint step's input (:class:`~core.constraint_step.ConstraintStep`) and the
     nodes it labels: ``rep``'s, or split where strokes meet (:func:`core.graph.refine.refine`,
@@ -537,6 +530,7 @@ def _step_input(rep, constraints, nc, K, G, previous, shape, rep_p: dict, n_segm
     prev_cut = None  # only where the screen's node-level labels differ from its pixels
     if isinstance(previous, Segmentation) and (previous.refinement is not None or "kept_unrefined" in previous.info):
         prev_cut = previous_nodes(previous, out, shape, n_segments, unrefined=True)
+    ground = _ground(constraints, rep_p)
     step = ConstraintStep(n_segments, nc_out, graph=K if G is None else G, parent=parent, previous=prev,
                           previous_unrefined=prev_cut,
                           appearance=(out.colors, out.sizes), positions=out.positions / float(np.hypot(*shape[:2])),
@@ -548,7 +542,7 @@ def _step_input(rep, constraints, nc, K, G, previous, shape, rep_p: dict, n_segm
                           unconstrained_margin=rep_p["rounding_unconstrained"],
                           connect=rep_p["rounding_connect"], anchored=rep_p["rounding_anchored"],
                           widen=rep_p["rounding_widen"], screen_groups=rep_p["rounding_screen_groups"],
-                          ground=_ground(constraints, rep_p), border=_border_pixels(out))
+                          ground=ground, border=border_pixels(out) if ground > 0 else None)
     return step, out
 
 

@@ -81,6 +81,7 @@ from scipy.sparse.csgraph import connected_components
 
 from .constraints import Constraints, Kind
 from .errors import ParameterError
+from .graph.representation import border_pixels
 
 REACH = 0.02  # lam: the walk's prior weight per unit degree (smaller reaches further)
 STROKE_WEIGHT = 0.7  # the strokes' share of the certainty once there is a stroke
@@ -349,8 +350,7 @@ def suggest(seg, constraints: Constraints | None = None, n_suggestions: int = 1,
     sizes = rep.sizes * rep.factor ** 2
     seeds = seed_nodes(constraints if constraints is not None else Constraints(), rep)
     out = []
-    nm = rep.node_map
-    edge = np.unique(np.concatenate([nm[0], nm[-1], nm[:, 0], nm[:, -1]]))
+    edge = np.flatnonzero(border_pixels(rep) > 0)
     unreached = _unreached(W, labels, seeds, sizes, int(seg.params["n_segments"]), edge)
     inner = _inner(W, np.union1d(edge, seeds)) if unreached else None
     regions = _regions(W, labels, c, sizes, threshold) + _unconfirmed(W, labels, seeds, sizes, c)

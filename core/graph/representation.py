@@ -234,6 +234,14 @@ def build_representation(image: np.ndarray, representation: str, max_nodes: int,
     return rep
 
 
+def border_pixels(rep) -> np.ndarray:
+    """Each node's working pixels on the image's border, shape (n,): the nodes of a figure's
+    ground (the constraint step's ``rounding_ground``, the suggestion's unreached segments)."""
+    nm = rep.node_map
+    edge = np.concatenate([nm[0], nm[-1], nm[1:-1, 0], nm[1:-1, -1]]) if min(nm.shape) > 1 else nm.ravel()
+    return np.bincount(edge.astype(np.int64), minlength=rep.n_nodes).astype(float)
+
+
 def block_nodes(node_map: np.ndarray, factor: int, block) -> np.ndarray:
     """The nodes with a pixel in ``block``: its rectangle, or the pixels of its brush runs.
 
